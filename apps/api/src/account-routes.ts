@@ -1,0 +1,78 @@
+import { EnvelopeSchema, ErrorBodySchema, envelope, GatewayError } from '@cg/contract';
+import type { AccountRecord } from '@cg/store';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { ApiContext } from './context';
+
+const AccountSummary = Type.Object({
+  accountId: Type.String({ description: 'service account id' }),
+  name: Type.String(),
+  country: Type.String(),
+  username: Type.String({ description: 'platform username' }),
+  platformAccountId: Type.String(),
+  status: Type.Union([Type.Literal('connected'), Type.Literal('reauth_required')]),
+  connectedAt: Type.Number({ description: 'Unix ms' }),
+});
+
+/** The tenant's connected accounts. These read and write our own store only: no platform call. */
+export function registerAccountRoutes(app: FastifyInstance, { store }: ApiContext): void {
+  app.get(
+    '/accounts',
+    {
+      schema: {
+        operationId: 'list-accounts',
+        summary: 'The connected accounts of the caller’s tenant',
+        tags: ['accounts'],
+        security: [{ apiKey: [] }],
+        response: {
+          200: EnvelopeSchema(Type.Object({ accounts: Type.Array(AccountSummary) })),
+          '4xx': ErrorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const accounts = await store.accounts.list(request.tenantId);
+      return envelope({ statusCode: 200, message: 'Success', data: { accounts: accounts.map(summary) } });
+    },
+  );
+
+  app.delete(
+    '/accounts/:accountId',
+    {
+      schema: {
+        operationId: 'disconnect-account',
+        summary: 'Disconnect an account: its stored credentials and session are destroyed',
+        tags: ['accounts'],
+        security: [{ apiKey: [] }],
+        params: Type.Object({ accountId: Type.String() }),
+        response: {
+          200: EnvelopeSchema(Type.Object({ account_id: Type.String(), disconnected: Type.Boolean() })),
+          '4xx': ErrorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const { accountId } = request.params as { accountId: string };
+      if (!(await store.accounts.remove(request.tenantId, accountId))) {
+        throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
+      }
+      return envelope({
+        statusCode: 200,
+        message: 'Account disconnected',
+        data: { account_id: accountId, disconnected: true },
+      });
+    },
+  );
+}
+
+function summary(account: AccountRecord) {
+  return {
+    accountId: account.accountId,
+    name: account.name,
+    country: account.countryCode,
+    username: account.username,
+    platformAccountId: account.platformAccountId,
+    status: account.status,
+    connectedAt: account.createdAt,
+  };
+}

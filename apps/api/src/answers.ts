@@ -1,0 +1,41 @@
+import { type Envelope, envelope, GatewayError, type Outcome } from '@cg/contract';
+import type { JobState, StoredOutcome, WaitResult } from '@cg/queue';
+import type { Keyring } from '@cg/secrets';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiConfig } from './context';
+
+/**
+ * Sends what a job came to: its envelope, its error, or 202 with where to look later. The same
+ * function answers the original request and `GET /jobs/{id}`, so both give the same status and body.
+ */
+export function sendResult(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  jobId: string,
+  result: WaitResult,
+  deps: { keyring: Keyring; config: ApiConfig },
+): FastifyReply {
+  if (result.state === 'completed') {
+    const body = envelope(openOutcome(result.outcome, jobId, deps.keyring));
+    return reply.status(body.statusCode).send(body);
+  }
+  if (result.state === 'failed') throw GatewayError.fromWire(result.failedReason);
+  const statusUrl = jobStatusUrl(request, jobId, deps.config);
+  return reply
+    .status(202)
+    .header('location', statusUrl)
+    .send(accepted(jobId, result.jobState, statusUrl));
+}
+
+export function accepted(jobId: string, state: JobState, statusUrl: string): Envelope {
+  return envelope({ statusCode: 202, message: 'Accepted', data: { jobId, state, statusUrl } });
+}
+
+function openOutcome(stored: StoredOutcome, jobId: string, keyring: Keyring): Outcome {
+  return 'sealed' in stored ? keyring.openJson<Outcome>(stored.sealed, jobId) : stored;
+}
+
+export function jobStatusUrl(request: FastifyRequest, jobId: string, config: ApiConfig): string {
+  const base = config.PUBLIC_URL ?? `${request.protocol}://${request.host}`;
+  return `${base.replace(/\/$/, '')}/api/${config.PLATFORM_SLUG}/jobs/${jobId}`;
+}

@@ -1,0 +1,41 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from './context';
+
+export const BOARD_PATH = '/admin/queues';
+
+/**
+ * Bull Board behind HTTP Basic auth with the admin credential from config. Read-only: retrying a
+ * failed write from a dashboard could send it to the platform twice. Jobs hold no secret in clear
+ * (sealed input and results), so nothing secret can show here.
+ */
+export async function registerBoard(app: FastifyInstance, { config, queue }: ApiContext): Promise<void> {
+  const password = config.ADMIN_PASSWORD;
+  if (password === undefined) return;
+  const expected = Buffer.from(`Basic ${Buffer.from(`${config.ADMIN_USER}:${password}`).toString('base64')}`);
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath(BOARD_PATH);
+  createBullBoard({
+    queues: [new BullMQAdapter(queue.queue, { readOnlyMode: true })],
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'creator-gateway' } },
+  });
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', async (request, reply) => {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        return reply.status(401).header('www-authenticate', 'Basic realm="queues"').send({
+          statusCode: 401,
+          message: 'admin credential required',
+          error: 'Unauthorized',
+          code: 'UNAUTHORIZED',
+        });
+      }
+      return undefined;
+    });
+    await scope.register(serverAdapter.registerPlugin(), { prefix: BOARD_PATH });
+  });
+}

@@ -1,0 +1,26 @@
+import type { GatewayConfig, Logger } from '@cg/config';
+import type { OperationsQueue } from '@cg/queue';
+import type { Keyring } from '@cg/secrets';
+import type { Redis, Store } from '@cg/store';
+
+export type ApiConfig = Pick<
+  GatewayConfig,
+  'PLATFORM_SLUG' | 'SYNC_WAIT_MS' | 'PUBLIC_URL' | 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'LOG_LEVEL'
+>;
+
+/** Everything the API's routes need, built once by `createApi`. */
+export interface ApiContext {
+  config: ApiConfig;
+  redis: Redis;
+  store: Store;
+  queue: OperationsQueue;
+  keyring: Keyring;
+  logger: Logger;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The tenant of the caller's API key, set by the auth hook. */
+    tenantId: string;
+  }
+}

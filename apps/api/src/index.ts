@@ -1,0 +1,48 @@
+import type { GatewayConfig, Logger } from '@cg/config';
+import { assertRegistry } from '@cg/operations';
+import { OperationsQueue } from '@cg/queue';
+import { parseKeyring } from '@cg/secrets';
+import { connectRedis, createStore } from '@cg/store';
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from './context';
+import { buildApi } from './server';
+
+export { buildApi } from './server';
+
+export type ApiAppConfig = ApiContext['config'] &
+  Pick<
+    GatewayConfig,
+    | 'REDIS_URL'
+    | 'REDIS_PREFIX'
+    | 'ENCRYPTION_KEY'
+    | 'JOB_RETENTION_SECONDS'
+    | 'JOB_ATTEMPTS'
+    | 'JOB_BACKOFF_MS'
+    | 'GATEWAY_BOOTSTRAP_API_KEY'
+    | 'GATEWAY_BOOTSTRAP_TENANT'
+  >;
+
+/** Wires Redis, the store and the queue into a Fastify app; `close` releases them all. */
+export async function createApi(config: ApiAppConfig, logger: Logger): Promise<FastifyInstance> {
+  assertRegistry();
+  const redis = connectRedis(config.REDIS_URL);
+  const keyring = parseKeyring(config.ENCRYPTION_KEY);
+  const store = createStore(redis, config.REDIS_PREFIX, keyring);
+  if (config.GATEWAY_BOOTSTRAP_API_KEY !== undefined) {
+    await store.apiKeys.ensure(config.GATEWAY_BOOTSTRAP_API_KEY, config.GATEWAY_BOOTSTRAP_TENANT);
+  }
+  const queue = new OperationsQueue({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    retentionSeconds: config.JOB_RETENTION_SECONDS,
+    attempts: config.JOB_ATTEMPTS,
+    backoffMs: config.JOB_BACKOFF_MS,
+  });
+  await queue.ready();
+  const app = await buildApi({ config, redis, store, queue, keyring, logger });
+  app.addHook('onClose', async () => {
+    await queue.close();
+    redis.disconnect();
+  });
+  return app;
+}

@@ -1,0 +1,84 @@
+import { AcceptedSchema, EnvelopeSchema, ErrorBodySchema, GatewayError } from '@cg/contract';
+import { type OperationDef, type OperationSchemas, operations } from '@cg/operations';
+import type { JobPayload } from '@cg/queue';
+import { newId } from '@cg/store';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendResult } from './answers';
+import type { ApiContext } from './context';
+import { parsePrefer, waitBudgetMs } from './prefer';
+
+type RequestParts = { params?: unknown; query?: unknown; body?: unknown };
+
+/** One route per operation of the registry: validate, check the account, enqueue, answer. */
+export function registerOperationRoutes(app: FastifyInstance, context: ApiContext): void {
+  for (const op of operations as unknown as OperationDef<OperationSchemas>[]) {
+    app.route({
+      method: op.method,
+      url: op.path,
+      schema: {
+        operationId: op.name,
+        summary: op.summary,
+        tags: op.tags,
+        security: [{ apiKey: [] }],
+        ...(op.schemas.params ? { params: op.schemas.params } : {}),
+        ...(op.schemas.querystring ? { querystring: op.schemas.querystring } : {}),
+        ...(op.schemas.body ? { body: op.schemas.body } : {}),
+        response: {
+          [op.successStatus]: EnvelopeSchema(op.schemas.data),
+          202: AcceptedSchema,
+          '4xx': ErrorBodySchema,
+          '5xx': ErrorBodySchema,
+        },
+      },
+      handler: async (request, reply) => {
+        const input = { params: request.params, query: request.query, body: request.body } as RequestParts;
+        const reason = op.check?.(input as never);
+        if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
+        const accountId = await resolveAccount(op, request, input, context);
+        const jobId = newId('job');
+        const payload: JobPayload = {
+          op: op.name,
+          tenantId: request.tenantId,
+          ...(accountId === undefined ? {} : { accountId }),
+          // Sealed with the job id as context: the blob opens only for this job.
+          ...(op.sealInput ? { input: {}, sealed: context.keyring.sealJson(input, jobId) } : { input }),
+          at: Date.now(),
+        };
+        const wait = waitBudgetMs(parsePrefer(request.headers.prefer), context.config.SYNC_WAIT_MS);
+        const result = await context.queue.run(jobId, payload, wait);
+        return sendResult(reply, request, jobId, result, context);
+      },
+    });
+  }
+}
+
+/**
+ * The account whose session runs the job. Checked here, before anything is enqueued: an account of
+ * another tenant is 404 exactly like one that does not exist.
+ */
+async function resolveAccount(
+  op: OperationDef<OperationSchemas>,
+  request: FastifyRequest,
+  input: RequestParts,
+  { store }: ApiContext,
+): Promise<string | undefined> {
+  if (op.session === 'none') return undefined;
+  const named =
+    op.session === 'path'
+      ? (input.params as { accountId: string }).accountId
+      : (input.query as { accountId?: string } | undefined)?.accountId;
+  if (named !== undefined) {
+    const account = await store.accounts.get(request.tenantId, named);
+    if (!account) throw new GatewayError('NOT_FOUND', `account ${named} not found`);
+    if (account.status === 'reauth_required') {
+      throw new GatewayError('REAUTH_REQUIRED', `account ${named} needs a new login: connect it again`);
+    }
+    return account.accountId;
+  }
+  const usable = (await store.accounts.list(request.tenantId)).find(
+    (account) => account.status === 'connected',
+  );
+  if (!usable)
+    throw new GatewayError('ACCOUNT_REQUIRED', 'this lookup needs a connected account: call /connect first');
+  return usable.accountId;
+}

@@ -1,0 +1,90 @@
+import { ErrorBodySchema } from '@cg/contract';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerAccountRoutes } from './account-routes';
+import { installApiKeyAuth } from './auth';
+import { registerBoard } from './board';
+import type { ApiContext } from './context';
+import { installErrorHandling } from './errors';
+import { registerJobRoutes } from './job-routes';
+import { registerOperationRoutes } from './operation-routes';
+
+// ajv-formats is CommonJS with a default export.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/**
+ * Query strings and path parameters arrive as text and are converted to the schema's types; JSON
+ * bodies are taken as sent, so `"type": "1"` is rejected rather than guessed at.
+ */
+function validators() {
+  const make = (coerceTypes: boolean | 'array') =>
+    addFormats(
+      new Ajv({
+        coerceTypes,
+        useDefaults: true,
+        removeAdditional: true,
+        allErrors: false,
+        strict: false,
+        verbose: true,
+      }),
+    );
+  return { body: make(false), other: make('array') };
+}
+
+export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: context.logger.child({ module: 'api' }) as FastifyBaseLogger,
+    disableRequestLogging: context.config.LOG_LEVEL !== 'debug',
+    genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
+    bodyLimit: 1_048_576,
+  });
+  const ajv = validators();
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? ajv.body : ajv.other).compile(schema),
+  );
+  // Response schemas document the contract (OpenAPI) and are checked by the tests; they do not
+  // reshape answers, which a serializer would do silently on a mismatch.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installErrorHandling(app);
+  app.addSchema(ErrorBodySchema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'creator-gateway',
+        version: '1.0.0',
+        description: `Creator account gateway for the ${context.config.PLATFORM_SLUG} platform (see the contract in gateway-api.md).`,
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    const redis = await context.redis.ping().then(
+      () => 'ok',
+      () => 'down',
+    );
+    return reply
+      .status(redis === 'ok' ? 200 : 503)
+      .send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });
+  });
+
+  await registerBoard(app, context);
+
+  await app.register(
+    async (api) => {
+      installApiKeyAuth(api, context);
+      registerOperationRoutes(api, context);
+      registerAccountRoutes(api, context);
+      registerJobRoutes(api, context);
+    },
+    { prefix: `/api/${context.config.PLATFORM_SLUG}` },
+  );
+  return app;
+}

@@ -1,0 +1,28 @@
+import type { FastifySchemaValidationError } from 'fastify/types/schema';
+
+const LOCATION: Record<string, string> = {
+  body: 'body field',
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+};
+
+/**
+ * Turns a schema validation failure into a sentence that names the field and the rule, e.g.
+ * "The ids query parameter is required" or "The type body field must be <= 7".
+ */
+export function validationMessage(
+  errors: FastifySchemaValidationError[],
+  context: string | undefined,
+): string {
+  const first = errors[0];
+  const where = LOCATION[context ?? ''] ?? 'field';
+  if (!first) return `Invalid ${where}`;
+  const params = first.params as Record<string, unknown>;
+  if (first.keyword === 'required') return `The ${String(params.missingProperty)} ${where} is required`;
+  const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const described = (first as { parentSchema?: { description?: string } }).parentSchema?.description;
+  const rule = first.keyword === 'pattern' && described ? `must be ${described}` : first.message;
+  if (field === '') return `The request ${context ?? ''} ${rule ?? 'is invalid'}`.replace(/\s+/g, ' ');
+  return `The ${field} ${where} ${rule ?? 'is invalid'}`;
+}

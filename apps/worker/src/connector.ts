@@ -1,0 +1,72 @@
+import { GatewayError } from '@cg/contract';
+import type { Connector, ConnectRequest, ConnectResult } from '@cg/operations';
+import type { PlatformClient, UpstreamSession } from '@cg/platform-client';
+import type { AccountStore } from '@cg/store';
+
+/** Links platform accounts to a tenant: login, second factor, and storing the sealed result. */
+export class AccountConnector implements Connector {
+  constructor(
+    private readonly client: PlatformClient,
+    private readonly accounts: AccountStore,
+    private readonly tenantId: string,
+  ) {}
+
+  async connect(request: ConnectRequest): Promise<ConnectResult> {
+    const deviceId = await this.client.getDeviceId();
+    const outcome = await this.client.login({
+      username: request.username,
+      password: request.password,
+      deviceId,
+    });
+    if (outcome.kind === 'twofa') {
+      // The caller gets a token of ours; the platform's twofa token stays sealed in Redis.
+      const twofaToken = await this.accounts.putPendingTwofa(this.tenantId, request.username, {
+        upstreamToken: outcome.token,
+        deviceId,
+        email: outcome.email,
+      });
+      return { kind: 'twofa', twofaToken, maskedEmail: outcome.email };
+    }
+    return this.store(request, outcome.session, deviceId);
+  }
+
+  async verifyTwofa(
+    request: ConnectRequest & { twoFactorToken: string; twoFactorCode: string },
+  ): Promise<ConnectResult> {
+    const pending = await this.accounts.getPendingTwofa(
+      this.tenantId,
+      request.twoFactorToken,
+      request.username,
+    );
+    if (!pending) {
+      throw new GatewayError(
+        'TWOFA_TOKEN_EXPIRED',
+        'twoFactorToken is unknown, expired or was issued for another username: call /connect again',
+      );
+    }
+    const session = await this.client.loginTwofa({
+      token: pending.upstreamToken,
+      code: request.twoFactorCode,
+      deviceId: pending.deviceId,
+    });
+    await this.accounts.deletePendingTwofa(this.tenantId, request.twoFactorToken);
+    return this.store(request, session, pending.deviceId);
+  }
+
+  private async store(
+    request: ConnectRequest,
+    session: UpstreamSession,
+    deviceId: string,
+  ): Promise<ConnectResult> {
+    const record = await this.accounts.connect({
+      tenantId: this.tenantId,
+      name: request.name,
+      countryCode: request.countryCode,
+      platformAccountId: String(session.accountId),
+      username: request.username,
+      credentials: { username: request.username, password: request.password },
+      session: { token: session.token, deviceId, deviceIdAt: Date.now() },
+    });
+    return { kind: 'connected', accountId: record.accountId, session: { ...session } };
+  }
+}

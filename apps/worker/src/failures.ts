@@ -1,0 +1,56 @@
+import { GatewayError } from '@cg/contract';
+import type { OperationDef, OperationSchemas } from '@cg/operations';
+import { PlatformError } from '@cg/platform-client';
+import { RetryableError } from '@cg/queue';
+
+/**
+ * The one place where a platform failure becomes what the caller sees. The verdict (retry or not,
+ * outcome unknown) comes from the platform client's `classify`; this only names it for the caller.
+ */
+export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): unknown {
+  if (!(error instanceof PlatformError)) return error;
+  if (error.retry === 'retryable') {
+    const wait = error.retryAfterMs === undefined ? undefined : Math.ceil(error.retryAfterMs / 1000);
+    const message =
+      error.kind === 'rate_limited'
+        ? 'the platform is rate limiting this account; try again later'
+        : 'the platform is unavailable; try again later';
+    return new RetryableError(new GatewayError('UPSTREAM_UNAVAILABLE', message, wait), error.retryAfterMs);
+  }
+  if (error.retry === 'outcome_unknown') {
+    return new GatewayError(
+      'UPSTREAM_OUTCOME_UNKNOWN',
+      'the platform may or may not have applied this write (the connection failed after it was sent); check before repeating it',
+    );
+  }
+  switch (error.kind) {
+    case 'invalid_credentials':
+      return new GatewayError('INVALID_CREDENTIALS', 'the platform rejected the username or password');
+    case 'invalid_twofa_code':
+      return new GatewayError('INVALID_2FA_CODE', 'the two-factor code is not valid');
+    case 'twofa_token_expired':
+      return new GatewayError('TWOFA_TOKEN_EXPIRED', 'the two-factor token has expired: call /connect again');
+    case 'twofa_required':
+      return new GatewayError(
+        'TWOFA_REQUIRED',
+        'this action needs two-factor verification: send twofa {code, token}',
+      );
+    case 'unauthorized':
+    case 'session_missing':
+      return new GatewayError(
+        'REAUTH_REQUIRED',
+        'the platform session could not be renewed: connect the account again',
+      );
+    case 'forbidden':
+      return new GatewayError('FORBIDDEN_ACTION', 'the platform does not allow this action');
+    case 'not_found':
+      return new GatewayError('NOT_FOUND', op.notFoundMessage ?? 'the platform has no such object');
+    case 'bad_request':
+      return new GatewayError('BAD_REQUEST', 'the platform rejected the request as invalid');
+    default:
+      return new GatewayError(
+        'UPSTREAM_ERROR',
+        'the platform answered in a way the gateway does not understand',
+      );
+  }
+}

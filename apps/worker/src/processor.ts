@@ -1,0 +1,62 @@
+import { GatewayError } from '@cg/contract';
+import { findOperation, type OperationContext } from '@cg/operations';
+import type { PlatformClient } from '@cg/platform-client';
+import type { Processor } from '@cg/queue';
+import type { Keyring } from '@cg/secrets';
+import type { Store } from '@cg/store';
+import { AccountConnector } from './connector';
+import { toFailure } from './failures';
+import { AccountSessions } from './sessions';
+
+export interface ProcessorDeps {
+  client: PlatformClient;
+  store: Store;
+  keyring: Keyring;
+}
+
+/** Runs one job: finds its operation, opens its sealed input, lends it a platform session. */
+export function createProcessor({ client, store, keyring }: ProcessorDeps): Processor {
+  const sessions = new AccountSessions(client, store.accounts);
+  return async (payload, job) => {
+    const op = findOperation(payload.op);
+    if (!op) throw new GatewayError('INTERNAL', `no handler for operation ${payload.op}`);
+    if (op.write && job.resumed) {
+      // A worker took this write before and stopped without finishing (crash, lost lock): the
+      // write may already be on the platform, so it is not sent again.
+      throw new GatewayError(
+        'UPSTREAM_OUTCOME_UNKNOWN',
+        'the worker running this write stopped before it finished; it was not repeated: check before trying again',
+      );
+    }
+    const input = payload.sealed === undefined ? payload.input : keyring.openJson(payload.sealed, job.jobId);
+    const { tenantId, accountId } = payload;
+    const account = accountId === undefined ? undefined : await store.accounts.get(tenantId, accountId);
+    if (accountId !== undefined) {
+      if (!account) throw new GatewayError('NOT_FOUND', 'the account was disconnected');
+      if (account.status === 'reauth_required') {
+        throw new GatewayError(
+          'REAUTH_REQUIRED',
+          'the platform needs a new login for this account: connect it again',
+        );
+      }
+    }
+    const context: OperationContext = {
+      tenantId,
+      account: account ?? undefined,
+      call: (endpoint, args) => {
+        if (accountId === undefined)
+          throw new GatewayError('INTERNAL', `operation ${op.name} has no account session`);
+        return sessions.call(tenantId, accountId, endpoint, args);
+      },
+      connector: new AccountConnector(client, store.accounts, tenantId),
+    };
+    let data: unknown;
+    try {
+      data = await op.run(input as never, context);
+    } catch (error) {
+      throw toFailure(error, op);
+    }
+    const outcome = { statusCode: op.successStatus, message: op.successMessage ?? 'Success', data };
+    return op.sealResult ? { sealed: keyring.sealJson(outcome, job.jobId) } : outcome;
+  };
+}

@@ -1,0 +1,35 @@
+import { type Static, type TObject, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Parses environment variables against a TypeBox object schema: applies defaults, converts strings
+ * to the declared types, and fails fast naming the first bad variable. Unknown variables are ignored.
+ */
+export function parseEnv<T extends TObject>(schema: T, env: Record<string, string | undefined>): Static<T> {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const raw = env[key];
+    if (raw !== undefined && raw !== '') picked[key] = raw;
+  }
+  const value = Value.Convert(schema, Value.Default(schema, picked));
+  if (!Value.Check(schema, value)) {
+    const [first] = Value.Errors(schema, value);
+    const path = first?.instancePath.replace(/^\//, '') ?? '';
+    const variable = path === '' ? missingRequired(schema, picked) : path;
+    throw new ConfigError(`invalid environment variable ${variable}: ${first?.message ?? 'invalid'}`);
+  }
+  return value as Static<T>;
+}
+
+function missingRequired(schema: TObject, picked: Record<string, unknown>): string {
+  const missing = (schema.required ?? []).filter((key) => picked[key] === undefined);
+  return missing.join(', ') || '(unknown)';
+}
+
+/** A positive integer variable with a default; `what` documents the unit in the schema. */
+export const Int = (defaultValue: number, description: string, minimum = 0) =>
+  Type.Integer({ default: defaultValue, minimum, description });

@@ -1,0 +1,56 @@
+import { type Static, Type } from 'typebox';
+import { Int, parseEnv } from './env';
+
+/**
+ * Every setting of the gateway's processes (API and worker), with its default. This is the only
+ * place that names environment variables; apps call `loadGatewayConfig(process.env)` once at start.
+ */
+export const GatewayEnv = Type.Object({
+  NODE_ENV: Type.String({ default: 'development' }),
+  LOG_LEVEL: Type.String({ default: 'info', description: 'pino level' }),
+  HOST: Type.String({ default: '127.0.0.1', description: 'API bind address' }),
+  PORT: Int(3000, 'API port'),
+  PUBLIC_URL: Type.Optional(
+    Type.String({ description: 'base URL used in job status links; default from the request' }),
+  ),
+  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379' }),
+  REDIS_PREFIX: Type.String({
+    default: 'cg',
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'namespace of every Redis key (queue keys are hash-tagged for Cluster)',
+  }),
+  PLATFORM_SLUG: Type.String({
+    default: 'fansly',
+    pattern: '^[a-z0-9-]+$',
+    description: 'path word /api/{slug}',
+  }),
+  PLATFORM_URL: Type.String({
+    default: 'http://127.0.0.1:4010',
+    description: 'platform (or sandbox) base URL',
+  }),
+  PLATFORM_CHECK_KEY: Type.Optional(
+    Type.String({ description: 'fansly-client-check key; client default if unset' }),
+  ),
+  PLATFORM_TIMEOUT_MS: Int(15_000, 'per upstream request', 100),
+  ENCRYPTION_KEY: Type.String({
+    minLength: 1,
+    description: 'base64 32-byte AES-256-GCM key; or a keyring "kid:base64,kid2:base64" (first one encrypts)',
+  }),
+  ADMIN_USER: Type.String({ default: 'admin' }),
+  ADMIN_PASSWORD: Type.Optional(
+    Type.String({ minLength: 8, description: 'Bull Board at /admin/queues; unset = off' }),
+  ),
+  GATEWAY_BOOTSTRAP_API_KEY: Type.Optional(Type.String({ minLength: 20 })),
+  GATEWAY_BOOTSTRAP_TENANT: Type.String({ default: 'default' }),
+  SYNC_WAIT_MS: Int(25_000, 'how long a request waits for its job before answering 202'),
+  JOB_RETENTION_SECONDS: Int(86_400, 'finished jobs stay readable at /jobs/{id} this long', 60),
+  WORKER_CONCURRENCY: Int(64, 'jobs one worker process runs at once', 1),
+  JOB_ATTEMPTS: Int(4, 'attempts for retryable failures (first try included)', 1),
+  JOB_BACKOFF_MS: Int(500, 'base of the exponential backoff', 10),
+  SHUTDOWN_GRACE_MS: Int(10_000, 'SIGTERM: how long in-flight jobs may take to finish'),
+});
+export type GatewayConfig = Static<typeof GatewayEnv>;
+
+export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
+  return parseEnv(GatewayEnv, env);
+}

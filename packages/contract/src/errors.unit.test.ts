@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { errorBody, GatewayError } from './errors';
+
+describe('GatewayError', () => {
+  it('crosses the queue as CODE: message and comes back the same', () => {
+    const error = new GatewayError('INVALID_2FA_CODE', 'the two-factor code is wrong: ask for a new one');
+    const back = GatewayError.fromWire(error.toWire());
+    expect(back.code).toBe('INVALID_2FA_CODE');
+    expect(back.statusCode).toBe(400);
+    expect(back.message).toBe(error.message);
+  });
+
+  it('turns a foreign failure reason into JOB_FAILED without echoing it', () => {
+    const back = GatewayError.fromWire('job stalled more than allowable limit');
+    expect(back.code).toBe('JOB_FAILED');
+    expect(back.message).not.toContain('stalled');
+  });
+
+  it('renders the contract error shape', () => {
+    expect(errorBody(new GatewayError('NOT_FOUND', 'account not found'), 'req-1')).toEqual({
+      statusCode: 404,
+      message: 'account not found',
+      error: 'Not Found',
+      code: 'NOT_FOUND',
+      requestId: 'req-1',
+    });
+  });
+});

@@ -1,0 +1,45 @@
+import { Type } from 'typebox';
+
+/** Path parameter of account-scoped operations (`/{account_id}/...` in the contract). */
+export const AccountParams = Type.Object({
+  accountId: Type.String({
+    pattern: '^acct_[A-Za-z0-9]{1,64}$',
+    description: 'service account id from /connect',
+  }),
+});
+
+export const CountryCode = Type.String({
+  pattern: '^[A-Z]{2}$',
+  description: 'ISO 3166-1 alpha-2, capital letters',
+});
+export const NonEmpty = (description?: string) =>
+  Type.String({ minLength: 1, maxLength: 1000, ...(description ? { description } : {}) });
+
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+/** Connection session: the contract's "result of a completed connection". */
+export const ConnectionSession = Type.Object({
+  accountId: Type.String(),
+  deviceId: Nullable(Type.String()),
+  ip: Type.String(),
+  status: Type.Number(),
+  metadata: Type.Unknown(),
+  id: Type.String(),
+  token: Type.String({ description: 'platform session token (a secret)' }),
+  checkToken: Type.Unknown(),
+});
+
+export const ConnectedData = Type.Object({
+  status_code: Type.Integer(),
+  account_id: Type.String(),
+  data: Type.Object({ success: Type.Boolean(), response: ConnectionSession }),
+});
+
+export const TwofaNeededData = Type.Object({
+  status_code: Type.Integer(),
+  requires_2fa: Type.Boolean(),
+  twofa_token: Type.String(),
+  masked_email: Type.String(),
+  message: Type.String(),
+});

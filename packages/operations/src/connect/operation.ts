@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+import { connectData } from '../common/connect-result';
+import { ConnectedData, CountryCode, NonEmpty, TwofaNeededData } from '../common/schemas';
+import { defineOperation } from '../define';
+
+export const connect = defineOperation({
+  name: 'connect',
+  method: 'POST',
+  path: '/connect',
+  summary: 'Connect a platform account (may ask for a second factor)',
+  tags: ['accounts'],
+  session: 'none',
+  // Logging in changes nothing on the account, so a login whose answer was lost may be repeated.
+  write: false,
+  sealInput: true,
+  sealResult: true,
+  successStatus: 201,
+  schemas: {
+    body: Type.Object({
+      username: NonEmpty('email or username of the platform account'),
+      password: NonEmpty('platform account password'),
+      name: NonEmpty('display name in the caller’s dashboard'),
+      countryCode: CountryCode,
+    }),
+    data: Type.Union([ConnectedData, TwofaNeededData]),
+  },
+  run: async ({ body }, { connector }) => connectData(await connector.connect(body)),
+});

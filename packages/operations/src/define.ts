@@ -1,0 +1,95 @@
+import type { AuthEndpointName, CallArgs } from '@cg/platform-client';
+import type { AccountRecord } from '@cg/store';
+import type { Static, TObject, TSchema } from 'typebox';
+
+/** The request parts of an operation, each a TypeBox object (absent parts take nothing). */
+export interface OperationSchemas {
+  params?: TObject;
+  querystring?: TObject;
+  body?: TObject;
+  /** The schema of the envelope's `data` on success. */
+  data: TSchema;
+}
+
+type Part<S, K extends keyof OperationSchemas> = S extends { [P in K]: infer T extends TSchema }
+  ? Static<T>
+  : undefined;
+
+export interface OperationInput<S extends OperationSchemas> {
+  params: Part<S, 'params'>;
+  query: Part<S, 'querystring'>;
+  body: Part<S, 'body'>;
+}
+
+export type { CallArgs } from '@cg/platform-client';
+
+/** What the worker lends an operation while it runs. */
+export interface OperationContext {
+  tenantId: string;
+  /** The connected account, for operations scoped to one. */
+  account: AccountRecord | undefined;
+  /** Calls the platform as the account (re-login on an expired session is the worker's business). */
+  call<T = unknown>(endpoint: AuthEndpointName, args?: CallArgs): Promise<T>;
+  /** Account linking, for /connect and /verify-2fa. */
+  connector: Connector;
+}
+
+export interface ConnectRequest {
+  username: string;
+  password: string;
+  name: string;
+  countryCode: string;
+}
+
+export type ConnectResult =
+  | { kind: 'connected'; accountId: string; session: Record<string, unknown> }
+  | { kind: 'twofa'; twofaToken: string; maskedEmail: string };
+
+export interface Connector {
+  connect(request: ConnectRequest): Promise<ConnectResult>;
+  verifyTwofa(
+    request: ConnectRequest & { twoFactorToken: string; twoFactorCode: string },
+  ): Promise<ConnectResult>;
+}
+
+export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
+  /** Stable name: the job name in the queue and the OpenAPI operationId. */
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Fastify path under /api/{platform}. */
+  path: string;
+  summary: string;
+  tags: string[];
+  /**
+   * Whose platform session the operation uses: `path`, the connected account named by `:accountId`;
+   * `any`, one of the tenant's connected accounts (`?accountId=` picks it); `none`, no session.
+   */
+  session: 'path' | 'any' | 'none';
+  /** A write changes state on the platform: never repeated when its outcome is unknown. */
+  write: boolean;
+  /** The whole input is sealed in the job (it holds a password, code or token). */
+  sealInput?: boolean;
+  /** The result is sealed in the job (it holds a platform token). */
+  sealResult?: boolean;
+  successStatus: 200 | 201;
+  successMessage?: string;
+  /** What a caller is told when the platform answers 404. */
+  notFoundMessage?: string;
+  schemas: S;
+  /** Rules beyond the schema, checked before enqueueing; returns the reason for a 400. */
+  check?: (input: OperationInput<S>) => string | undefined;
+  run(input: OperationInput<S>, context: OperationContext): Promise<Static<S['data']>>;
+}
+
+/** Identity with types: infers the schemas so `run` and `check` see typed input. */
+export function defineOperation<S extends OperationSchemas>(def: OperationDef<S>): OperationDef<S> {
+  return def;
+}
+
+/** The usual `data` of a successful answer: `{status_code: 200, data: {success: true, response}}`. */
+export function upstreamData<R, X extends object = Record<never, never>>(response: R, inner?: X) {
+  return {
+    status_code: 200,
+    data: { success: true, response, ...inner } as { success: boolean; response: R } & X,
+  };
+}

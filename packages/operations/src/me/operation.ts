@@ -1,0 +1,23 @@
+import { Upstream } from '@cg/contract';
+import { PlatformProfile, toPlatformProfile } from '../common/profile';
+import { AccountParams } from '../common/schemas';
+import { defineOperation, upstreamData } from '../define';
+
+export const me = defineOperation({
+  name: 'me',
+  method: 'GET',
+  path: '/:accountId/me',
+  summary: 'The connected account’s own profile',
+  tags: ['profiles'],
+  session: 'path',
+  write: false,
+  successStatus: 200,
+  schemas: {
+    params: AccountParams,
+    data: Upstream(PlatformProfile),
+  },
+  run: async (_input, { call }) => {
+    const me = await call<{ account?: unknown }>('accountMe');
+    return upstreamData(toPlatformProfile(me?.account));
+  },
+});

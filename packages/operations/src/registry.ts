@@ -1,0 +1,37 @@
+import { accountsByIds } from './accounts-by-ids/operation';
+import { connect } from './connect/operation';
+import type { OperationDef, OperationSchemas } from './define';
+import { me } from './me/operation';
+import { verifyTwofa } from './verify-2fa/operation';
+
+/**
+ * Every gateway operation, one line each. The API builds its routes from this list and the worker
+ * its handlers, so an operation cannot exist on one side only.
+ */
+export const operations = [connect, verifyTwofa, accountsByIds, me] as const satisfies readonly OperationDef<
+  // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own precise schemas
+  any
+>[];
+
+export type OperationName = (typeof operations)[number]['name'];
+
+const byName = new Map<string, OperationDef<OperationSchemas>>(
+  operations.map((op) => [op.name, op as unknown as OperationDef<OperationSchemas>]),
+);
+
+export function findOperation(name: string): OperationDef<OperationSchemas> | undefined {
+  return byName.get(name);
+}
+
+/** Fails start-up on a duplicate name or route, like a registry should. */
+export function assertRegistry(): void {
+  const names = new Set<string>();
+  const routes = new Set<string>();
+  for (const op of operations) {
+    const route = `${op.method} ${op.path}`;
+    if (names.has(op.name)) throw new Error(`duplicate operation name ${op.name}`);
+    if (routes.has(route)) throw new Error(`duplicate operation route ${route}`);
+    names.add(op.name);
+    routes.add(route);
+  }
+}

@@ -1,0 +1,374 @@
+import { type Dispatcher, Pool } from 'undici';
+import {
+  API_PREFIX,
+  type AuthEndpointName,
+  type EndpointDef,
+  type EndpointName,
+  endpoints,
+} from './endpoints';
+import { classify, type Failure, networkPhase, PlatformError } from './errors';
+import { ClientTimestamp, clientCheck, sessionIdFromToken } from './signing';
+
+/**
+ * The check key is disputed between public sources: `oybZy8-fySzis-bubayf` (older clients) and
+ * `necvac-govry3-tybkYz` (reported later to match recorded traffic). Public reports also say the server
+ * does not enforce the check per path. The deployment should configure the key it has verified; this
+ * default only keeps a missing setting from sending an empty one.
+ */
+export const DEFAULT_CHECK_KEY = 'oybZy8-fySzis-bubayf';
+
+/** A current desktop Chrome, because the platform's web API is built for (and watched for) browsers. */
+export const DEFAULT_USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+const WEB_ORIGIN = 'https://fansly.com';
+
+/** `details` can be any text the platform chose; keep error messages short and single-line. */
+const MAX_DETAILS_CHARS = 200;
+
+// Device ids are snowflakes; anything else would also be refused by undici as a header value.
+const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export interface PlatformClientOptions {
+  /** Origin of the platform, e.g. `https://apiv3.fansly.com` or the sandbox `http://127.0.0.1:4010`. */
+  baseUrl: string;
+  /** Key of the `fansly-client-check` signature. @defaultValue {@link DEFAULT_CHECK_KEY} */
+  checkKey?: string;
+  /** @defaultValue {@link DEFAULT_USER_AGENT} */
+  userAgent?: string;
+  /**
+   * Bounds each phase of a request separately: connecting, waiting for the response headers, and each
+   * pause in the response body. Separate timers (rather than one deadline) keep the phase visible in the
+   * error code, which is what tells a write that never left from one that may have been applied.
+   * @defaultValue 15000
+   */
+  timeoutMs?: number;
+  /** Most sockets open to the platform at once; more requests wait in the pool. @defaultValue 256 */
+  connections?: number;
+}
+
+/** The session object of a successful login (the gateway's "Connection session"). */
+export interface UpstreamSession {
+  id: string;
+  token: string;
+  accountId: string;
+  deviceId: string | null;
+  status: number | null;
+  ip: string | null;
+  metadata: unknown;
+  checkToken: unknown;
+  /** The platform sends more fields than the gateway uses; they are kept as received. */
+  [field: string]: unknown;
+}
+
+export type LoginOutcome =
+  | { kind: 'session'; session: UpstreamSession }
+  /** A second factor is needed: `token` goes to `loginTwofa`, `email` is masked by the platform. */
+  | { kind: 'twofa'; token: string; email: string };
+
+export interface SessionAuth {
+  token: string;
+  deviceId: string;
+}
+
+export interface CallArgs {
+  /** Values for the `:name` segments of the endpoint's path. */
+  params?: Record<string, string>;
+  /** Undefined values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Sent as JSON. */
+  body?: unknown;
+}
+
+/** Who a request is signed for: nothing for the device id, a device for login, a session after it. */
+type Signer = { deviceId: string } | { deviceId: string; token: string; sessionId: string };
+
+type Envelope = { success: true; response: unknown } | { success: false; code?: number; details?: string };
+
+/**
+ * The only code that talks to the platform over HTTP. It never retries and never logs: every failure is
+ * a {@link PlatformError} whose `retry` verdict the worker acts on, because only the worker knows the
+ * account's pacing and how many attempts are left.
+ */
+export class PlatformClient {
+  readonly #pool: Pool;
+  readonly #checkKey: string;
+  readonly #userAgent: string;
+  readonly #timestamps = new ClientTimestamp();
+
+  constructor(options: PlatformClientOptions) {
+    const base = new URL(options.baseUrl);
+    // Request paths and the signature both start at /api/v1, so a base path would be signed wrongly.
+    if (base.pathname !== '/' || base.search !== '' || base.hash !== '') {
+      throw new TypeError('PlatformClient baseUrl must be an origin without a path, query or fragment');
+    }
+    const timeoutMs = options.timeoutMs ?? 15_000;
+    this.#checkKey = options.checkKey ?? DEFAULT_CHECK_KEY;
+    this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    // undici would refuse it on every request, which would look like a transport failure.
+    if (!/^[\x20-\x7e]+$/.test(this.#userAgent)) throw new TypeError('userAgent must be printable ASCII');
+    this.#pool = new Pool(base.origin, {
+      connections: options.connections ?? 256,
+      connect: { timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+  }
+
+  /** A fresh device id; the web client asks again every 180 minutes. */
+  async getDeviceId(): Promise<string> {
+    const response = await this.#send('deviceId', {}, undefined);
+    if (typeof response !== 'string' || !DEVICE_ID_PATTERN.test(response)) {
+      throw badResponse('deviceId', 'device id is not a string id');
+    }
+    return response;
+  }
+
+  async login(input: { username: string; password: string; deviceId: string }): Promise<LoginOutcome> {
+    const { username, password, deviceId } = input;
+    const response = await this.#send(
+      'login',
+      { body: { username, password, deviceId } },
+      { deviceId: checkedDeviceId(deviceId) },
+    );
+    if (!isRecord(response)) throw badResponse('login', 'login response is not an object');
+    // The second-factor branch is looked at first: public clients branch on the presence of `twofa`.
+    const twofa = response.twofa;
+    if (isRecord(twofa) && typeof twofa.token === 'string' && twofa.token !== '') {
+      return { kind: 'twofa', token: twofa.token, email: typeof twofa.email === 'string' ? twofa.email : '' };
+    }
+    return { kind: 'session', session: readSession('login', response.session) };
+  }
+
+  async loginTwofa(input: { token: string; code: string; deviceId: string }): Promise<UpstreamSession> {
+    const response = await this.#send(
+      'loginTwofa',
+      { body: { token: input.token, code: input.code } },
+      { deviceId: checkedDeviceId(input.deviceId) },
+    );
+    // Public clients read the session either as `response` itself or under `response.session`.
+    const session = isRecord(response) && isRecord(response.session) ? response.session : response;
+    return readSession('loginTwofa', session);
+  }
+
+  /** One authenticated call; resolves with the envelope's `response`, or rejects with a PlatformError. */
+  async call<T = unknown>(auth: SessionAuth, endpoint: AuthEndpointName, args: CallArgs = {}): Promise<T> {
+    const sessionId = sessionIdFromToken(auth.token);
+    if (sessionId === undefined) {
+      // Not worth sending: the platform could only refuse it, and the caller's remedy is a new login.
+      throw new PlatformError({
+        kind: 'unauthorized',
+        retry: 'permanent',
+        endpoint,
+        message: `${endpoint}: session token is not in the expected format`,
+      });
+    }
+    const signer = { deviceId: checkedDeviceId(auth.deviceId), token: auth.token, sessionId };
+    // The caller names the payload type per endpoint; the client only checks the envelope.
+    return (await this.#send(endpoint, args, signer)) as T;
+  }
+
+  /** Waits for requests in flight, then closes every socket. */
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  async #send(name: EndpointName, args: CallArgs, signer: Signer | undefined): Promise<unknown> {
+    const def: EndpointDef = endpoints[name];
+    const pathname = API_PREFIX + fillPath(def.path, args.params ?? {});
+    const headers: Record<string, string> = {
+      accept: 'application/json, text/plain, */*',
+      origin: WEB_ORIGIN,
+      referer: `${WEB_ORIGIN}/`,
+      'user-agent': this.#userAgent,
+    };
+    if (signer !== undefined) {
+      headers['fansly-client-id'] = signer.deviceId;
+      headers['fansly-client-ts'] = String(this.#timestamps.next());
+      headers['fansly-client-check'] = clientCheck(this.#checkKey, pathname, signer.deviceId);
+      if ('token' in signer) {
+        headers.authorization = signer.token;
+        headers['fansly-session-id'] = signer.sessionId;
+      }
+    }
+    let body: string | undefined;
+    if (args.body !== undefined) {
+      body = JSON.stringify(args.body);
+      headers['content-type'] = 'application/json';
+    }
+    const path = `${pathname}?${buildQuery(args.query)}`;
+
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.#pool.request(
+        body === undefined
+          ? { method: def.method, path, headers }
+          : { method: def.method, path, headers, body },
+      );
+    } catch (err) {
+      throw networkError(name, def, err);
+    }
+
+    const { statusCode } = res;
+    const retryAfter = headerValue(res.headers['retry-after']);
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      // An error status already says what happened; only a lost success body leaves the outcome open.
+      if (statusCode >= 300)
+        throw httpError(name, def, { type: 'http', status: statusCode, retryAfter }, undefined);
+      throw networkError(name, def, err);
+    }
+
+    const envelope = parseEnvelope(text);
+    if (statusCode >= 200 && statusCode < 300) {
+      if (envelope?.success === true) return envelope.response;
+      if (envelope === undefined)
+        throw badResponse(name, `HTTP ${statusCode} without a readable envelope`, def);
+    }
+    const code = envelope?.success === false ? envelope.code : undefined;
+    const details = envelope?.success === false ? envelope.details : undefined;
+    throw httpError(name, def, { type: 'http', status: statusCode, upstreamCode: code, retryAfter }, details);
+  }
+}
+
+function fillPath(template: string, params: Record<string, string>): string {
+  return template.replace(/:([A-Za-z]+)/g, (_segment, key: string) => {
+    const value = params[key];
+    if (value === undefined || value === '') throw new TypeError(`missing path parameter "${key}"`);
+    return encodeURIComponent(value);
+  });
+}
+
+function buildQuery(query: CallArgs['query']): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) search.set(key, String(value));
+  }
+  // Every web client request carries it, so the platform's service worker cache is bypassed.
+  search.set('ngsw-bypass', 'true');
+  return search.toString();
+}
+
+function checkedDeviceId(deviceId: string): string {
+  if (!DEVICE_ID_PATTERN.test(deviceId)) throw new TypeError('deviceId must be a platform device id');
+  return deviceId;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseEnvelope(text: string): Envelope | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(parsed)) return undefined;
+  if (parsed.success === true) return { success: true, response: parsed.response };
+  if (parsed.success !== false) return undefined;
+  const error = isRecord(parsed.error) ? parsed.error : {};
+  const code = typeof error.code === 'string' && /^\d+$/.test(error.code) ? Number(error.code) : error.code;
+  // Some errors carry `message` instead of `details` (upstream-protocol.md).
+  const details = typeof error.details === 'string' ? error.details : error.message;
+  const envelope: Envelope = { success: false };
+  if (typeof code === 'number' && Number.isInteger(code)) envelope.code = code;
+  if (typeof details === 'string') envelope.details = safeDetails(details);
+  return envelope;
+}
+
+function safeDetails(details: string): string {
+  const flat = details.replace(/[\p{Cc}\s]+/gu, ' ').trim();
+  return flat.length > MAX_DETAILS_CHARS ? `${flat.slice(0, MAX_DETAILS_CHARS)}…` : flat;
+}
+
+function readSession(endpoint: EndpointName, value: unknown): UpstreamSession {
+  if (
+    !isRecord(value) ||
+    typeof value.id !== 'string' ||
+    typeof value.token !== 'string' ||
+    typeof value.accountId !== 'string' ||
+    sessionIdFromToken(value.token) === undefined
+  ) {
+    throw badResponse(endpoint, 'session is missing id, token or accountId');
+  }
+  return {
+    ...value,
+    id: value.id,
+    token: value.token,
+    accountId: value.accountId,
+    deviceId: typeof value.deviceId === 'string' ? value.deviceId : null,
+    status: typeof value.status === 'number' ? value.status : null,
+    ip: typeof value.ip === 'string' ? value.ip : null,
+    metadata: value.metadata ?? null,
+    checkToken: value.checkToken ?? null,
+  };
+}
+
+function errorCode(err: unknown, depth = 0): string | undefined {
+  if (typeof err !== 'object' || err === null || depth > 3) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  // Happy-eyeballs connects report every address tried in an AggregateError.
+  if (err instanceof AggregateError) {
+    for (const inner of err.errors) {
+      const found = errorCode(inner, depth + 1);
+      if (found !== undefined) return found;
+    }
+  }
+  return errorCode((err as { cause?: unknown }).cause, depth + 1);
+}
+
+function networkError(endpoint: EndpointName, def: EndpointDef, err: unknown): PlatformError {
+  const code = errorCode(err);
+  const verdict = classify({ failure: { type: 'network', code }, write: def.write, nowMs: Date.now() });
+  const where =
+    networkPhase(code) === 'not_sent' ? 'before the request was sent' : 'after the request was sent';
+  return new PlatformError({
+    kind: verdict.kind,
+    retry: verdict.retry,
+    endpoint,
+    networkCode: code,
+    message: `${endpoint}: ${code ?? 'network failure'} ${where}`,
+  });
+}
+
+function httpError(
+  endpoint: EndpointName,
+  def: EndpointDef,
+  failure: Extract<Failure, { type: 'http' }>,
+  details: string | undefined,
+): PlatformError {
+  const verdict = classify({ failure, write: def.write, nowMs: Date.now() });
+  const code = failure.upstreamCode === undefined ? '' : ` code ${failure.upstreamCode}`;
+  return new PlatformError({
+    kind: verdict.kind,
+    retry: verdict.retry,
+    endpoint,
+    status: failure.status,
+    upstreamCode: failure.upstreamCode,
+    retryAfterMs: verdict.retry === 'retryable' ? verdict.waitMs : undefined,
+    message: `${endpoint}: HTTP ${failure.status}${code}${details === undefined ? '' : `: ${details}`}`,
+  });
+}
+
+function badResponse(
+  endpoint: EndpointName,
+  reason: string,
+  def: EndpointDef = endpoints[endpoint],
+): PlatformError {
+  const verdict = classify({ failure: { type: 'bad_response' }, write: def.write, nowMs: Date.now() });
+  return new PlatformError({
+    kind: verdict.kind,
+    retry: verdict.retry,
+    endpoint,
+    message: `${endpoint}: ${reason}`,
+  });
+}

@@ -1,0 +1,18 @@
+/**
+ * What a job carries. Never a secret in clear: operations whose input holds a password, a 2FA code
+ * or token put it in `sealed` (AES-GCM, opened only by the worker), and their results come back
+ * sealed too, so neither Redis nor the queue dashboard ever shows one.
+ */
+export interface JobPayload {
+  op: string;
+  tenantId: string;
+  accountId?: string;
+  /** The validated request input, minus anything secret. */
+  input: unknown;
+  sealed?: string;
+  /** Enqueue time (ms), to report queue wait. */
+  at: number;
+}
+
+/** What a finished job returns: the envelope's parts, or the same sealed. */
+export type StoredOutcome = { statusCode: number; message: string; data: unknown } | { sealed: string };

@@ -1,0 +1,1 @@
+export { generateKey, type Keyring, parseKeyring, SecretsError } from './keyring';

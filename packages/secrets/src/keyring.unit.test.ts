@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { generateKey, parseKeyring, SecretsError } from './keyring';
+
+describe('keyring', () => {
+  const key = generateKey();
+
+  it('round-trips and never contains the plaintext', () => {
+    const ring = parseKeyring(key);
+    const sealed = ring.seal('sandbox-password');
+    expect(sealed).not.toContain('sandbox-password');
+    expect(sealed.startsWith('v1.k1.')).toBe(true);
+    expect(ring.open(sealed)).toBe('sandbox-password');
+    expect(ring.seal('same')).not.toBe(ring.seal('same'));
+  });
+
+  it('binds the context', () => {
+    const ring = parseKeyring(key);
+    const sealed = ring.sealJson({ a: 1 }, 'acct_1');
+    expect(ring.openJson(sealed, 'acct_1')).toEqual({ a: 1 });
+    expect(() => ring.open(sealed, 'acct_2')).toThrow(SecretsError);
+  });
+
+  it('rejects tampering', () => {
+    const ring = parseKeyring(key);
+    const sealed = ring.seal('secret');
+    const parts = sealed.split('.');
+    parts[4] = Buffer.from('other').toString('base64url');
+    expect(() => ring.open(parts.join('.'))).toThrow(SecretsError);
+  });
+
+  it('rotates: the new key seals, the old key still opens', () => {
+    const oldRing = parseKeyring(`old:${key}`);
+    const sealedOld = oldRing.seal('x');
+    const rotated = parseKeyring(`new:${generateKey()},old:${key}`);
+    expect(rotated.open(sealedOld)).toBe('x');
+    expect(rotated.seal('y').split('.')[1]).toBe('new');
+  });
+
+  it('refuses a short key', () => {
+    expect(() => parseKeyring(Buffer.alloc(16).toString('base64'))).toThrow(/32 bytes/);
+  });
+});

@@ -1,0 +1,216 @@
+import type { Keyring } from '@cg/secrets';
+import type { Redis } from 'ioredis';
+import { newId, sha256 } from './ids';
+import type { StoreKeys } from './keys';
+
+export type AccountStatus = 'connected' | 'reauth_required';
+
+/** What the gateway knows of a connected account; no secret in here. */
+export interface AccountRecord {
+  accountId: string;
+  tenantId: string;
+  name: string;
+  countryCode: string;
+  platformAccountId: string;
+  username: string;
+  status: AccountStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PlatformCredentials {
+  username: string;
+  password: string;
+}
+
+/** A platform session as the worker needs it to sign calls. */
+export interface PlatformSessionState {
+  token: string;
+  deviceId: string;
+  /** When the device id was fetched; the platform's clients refresh it every 180 minutes. */
+  deviceIdAt: number;
+}
+
+export interface ConnectInput {
+  tenantId: string;
+  name: string;
+  countryCode: string;
+  platformAccountId: string;
+  username: string;
+  credentials: PlatformCredentials;
+  session: PlatformSessionState;
+}
+
+/** A connection waiting for its second factor: keyed by the hash of the token we gave the caller. */
+export interface PendingTwofa {
+  usernameHash: string;
+  upstreamToken: string;
+  deviceId: string;
+  email: string;
+}
+
+const PENDING_TWOFA_TTL_SECONDS = 600;
+
+/**
+ * Connected accounts of each tenant. Credentials and the platform session are sealed with the
+ * account id as context, so a sealed blob copied onto another account will not open.
+ */
+export class AccountStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: StoreKeys,
+    private readonly keyring: Keyring,
+  ) {}
+
+  /**
+   * Stores a connected account. Connecting the same platform account again for the same tenant keeps
+   * its service account id and replaces credentials and session, so callers may safely repeat it.
+   */
+  async connect(input: ConnectInput): Promise<AccountRecord> {
+    const { tenantId } = input;
+    const existing = await this.redis.hget(this.keys.tenantByPlatformId(tenantId), input.platformAccountId);
+    const previous = existing ? await this.get(tenantId, existing) : null;
+    const now = Date.now();
+    const record: AccountRecord = {
+      accountId: previous?.accountId ?? newId('acct'),
+      tenantId,
+      name: input.name,
+      countryCode: input.countryCode,
+      platformAccountId: input.platformAccountId,
+      username: input.username,
+      status: 'connected',
+      createdAt: previous?.createdAt ?? now,
+      updatedAt: now,
+    };
+    const context = record.accountId;
+    await this.redis
+      .multi()
+      .hset(this.keys.account(tenantId, record.accountId), {
+        ...stringify(record),
+        credentials: this.keyring.sealJson(input.credentials, context),
+        session: this.keyring.sealJson(input.session, context),
+      })
+      .zadd(this.keys.tenantAccounts(tenantId), record.createdAt, record.accountId)
+      .hset(this.keys.tenantByPlatformId(tenantId), input.platformAccountId, record.accountId)
+      .exec();
+    return record;
+  }
+
+  async get(tenantId: string, accountId: string): Promise<AccountRecord | null> {
+    const fields = await this.redis.hmget(this.keys.account(tenantId, accountId), ...RECORD_FIELDS);
+    return parseRecord(fields);
+  }
+
+  async list(tenantId: string): Promise<AccountRecord[]> {
+    const ids = await this.redis.zrange(this.keys.tenantAccounts(tenantId), 0, -1);
+    const records = await Promise.all(ids.map((id) => this.get(tenantId, id)));
+    return records.filter((record): record is AccountRecord => record !== null);
+  }
+
+  async credentials(tenantId: string, accountId: string): Promise<PlatformCredentials | null> {
+    const sealed = await this.redis.hget(this.keys.account(tenantId, accountId), 'credentials');
+    return sealed ? this.keyring.openJson<PlatformCredentials>(sealed, accountId) : null;
+  }
+
+  async session(tenantId: string, accountId: string): Promise<PlatformSessionState | null> {
+    const sealed = await this.redis.hget(this.keys.account(tenantId, accountId), 'session');
+    return sealed ? this.keyring.openJson<PlatformSessionState>(sealed, accountId) : null;
+  }
+
+  /** Writes only if the account still exists (a disconnect may have raced the worker). */
+  async saveSession(tenantId: string, accountId: string, session: PlatformSessionState): Promise<void> {
+    const key = this.keys.account(tenantId, accountId);
+    await this.redis.eval(
+      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'session', ARGV[1], 'status', 'connected', 'updatedAt', ARGV[2]) end",
+      1,
+      key,
+      this.keyring.sealJson(session, accountId),
+      String(Date.now()),
+    );
+  }
+
+  async markReauthRequired(tenantId: string, accountId: string): Promise<void> {
+    const key = this.keys.account(tenantId, accountId);
+    await this.redis.eval(
+      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HDEL', KEYS[1], 'session') redis.call('HSET', KEYS[1], 'status', 'reauth_required', 'updatedAt', ARGV[1]) end",
+      1,
+      key,
+      String(Date.now()),
+    );
+  }
+
+  /** Disconnects: the record, its sealed credentials and session are destroyed. */
+  async remove(tenantId: string, accountId: string): Promise<boolean> {
+    const record = await this.get(tenantId, accountId);
+    if (!record) return false;
+    await this.redis
+      .multi()
+      .del(this.keys.account(tenantId, accountId))
+      .zrem(this.keys.tenantAccounts(tenantId), accountId)
+      .hdel(this.keys.tenantByPlatformId(tenantId), record.platformAccountId)
+      .exec();
+    return true;
+  }
+
+  /** Returns the token to hand the caller (its hash names the key; the record itself is sealed). */
+  async putPendingTwofa(
+    tenantId: string,
+    username: string,
+    pending: Omit<PendingTwofa, 'usernameHash'>,
+  ): Promise<string> {
+    const token = newId('tfa');
+    const record: PendingTwofa = { ...pending, usernameHash: sha256(username.toLowerCase()) };
+    await this.redis.set(
+      this.keys.pendingTwofa(tenantId, sha256(token)),
+      this.keyring.sealJson(record, token),
+      'EX',
+      PENDING_TWOFA_TTL_SECONDS,
+    );
+    return token;
+  }
+
+  /** The pending connection, if the token is known, unexpired and was issued for this username. */
+  async getPendingTwofa(tenantId: string, token: string, username: string): Promise<PendingTwofa | null> {
+    const sealed = await this.redis.get(this.keys.pendingTwofa(tenantId, sha256(token)));
+    if (!sealed) return null;
+    const record = this.keyring.openJson<PendingTwofa>(sealed, token);
+    return record.usernameHash === sha256(username.toLowerCase()) ? record : null;
+  }
+
+  async deletePendingTwofa(tenantId: string, token: string): Promise<void> {
+    await this.redis.del(this.keys.pendingTwofa(tenantId, sha256(token)));
+  }
+}
+
+const RECORD_FIELDS = [
+  'accountId',
+  'tenantId',
+  'name',
+  'countryCode',
+  'platformAccountId',
+  'username',
+  'status',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+function stringify(record: AccountRecord): Record<string, string> {
+  return { ...record, createdAt: String(record.createdAt), updatedAt: String(record.updatedAt) };
+}
+
+function parseRecord(fields: (string | null)[]): AccountRecord | null {
+  const [accountId, tenantId, name, countryCode, platformAccountId, username, status, createdAt, updatedAt] =
+    fields;
+  if (!accountId || !tenantId) return null;
+  return {
+    accountId,
+    tenantId,
+    name: name ?? '',
+    countryCode: countryCode ?? '',
+    platformAccountId: platformAccountId ?? '',
+    username: username ?? '',
+    status: status === 'reauth_required' ? 'reauth_required' : 'connected',
+    createdAt: Number(createdAt),
+    updatedAt: Number(updatedAt),
+  };
+}

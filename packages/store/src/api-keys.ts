@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import { newId, randomId, sha256 } from './ids';
+import type { StoreKeys } from './keys';
+
+export interface ApiKeyInfo {
+  keyId: string;
+  tenantId: string;
+  label: string;
+  createdAt: number;
+}
+
+export const TENANT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * API keys are stored only as SHA-256 hashes: a key is 192 random bits, so a fast hash is enough (no
+ * password stretching needed) and lookups stay one HGETALL.
+ */
+export class ApiKeyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: StoreKeys,
+  ) {}
+
+  async create(tenantId: string, label = ''): Promise<{ key: string; info: ApiKeyInfo }> {
+    const key = `cgk_${randomId(32)}`;
+    return { key, info: await this.insert(key, tenantId, label) };
+  }
+
+  /** Registers a key chosen outside (the bootstrap key of a deployment); idempotent. */
+  async ensure(key: string, tenantId: string, label = 'bootstrap'): Promise<ApiKeyInfo> {
+    return (await this.resolve(key)) ?? this.insert(key, tenantId, label);
+  }
+
+  async resolve(key: string): Promise<ApiKeyInfo | null> {
+    const record = await this.redis.hgetall(this.keys.apiKey(sha256(key)));
+    return toInfo(record);
+  }
+
+  async list(): Promise<ApiKeyInfo[]> {
+    const hashes = Object.values(await this.redis.hgetall(this.keys.apiKeyIndex()));
+    const infos = await Promise.all(
+      hashes.map(async (hash) => toInfo(await this.redis.hgetall(this.keys.apiKey(hash)))),
+    );
+    return infos
+      .filter((info): info is ApiKeyInfo => info !== null)
+      .sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** Returns false when no such key id exists. */
+  async revoke(keyId: string): Promise<boolean> {
+    const hash = await this.redis.hget(this.keys.apiKeyIndex(), keyId);
+    if (!hash) return false;
+    await this.redis.multi().del(this.keys.apiKey(hash)).hdel(this.keys.apiKeyIndex(), keyId).exec();
+    return true;
+  }
+
+  private async insert(key: string, tenantId: string, label: string): Promise<ApiKeyInfo> {
+    if (!TENANT_PATTERN.test(tenantId)) throw new Error('tenant must be 1-64 characters of [A-Za-z0-9_-]');
+    const info: ApiKeyInfo = { keyId: newId('key'), tenantId, label, createdAt: Date.now() };
+    const hash = sha256(key);
+    await this.redis
+      .multi()
+      .hset(this.keys.apiKey(hash), { ...info, createdAt: String(info.createdAt) })
+      .hset(this.keys.apiKeyIndex(), info.keyId, hash)
+      .exec();
+    return info;
+  }
+}
+
+function toInfo(record: Record<string, string>): ApiKeyInfo | null {
+  if (!record.keyId || !record.tenantId) return null;
+  return {
+    keyId: record.keyId,
+    tenantId: record.tenantId,
+    label: record.label ?? '',
+    createdAt: Number(record.createdAt),
+  };
+}

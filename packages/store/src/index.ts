@@ -1,0 +1,29 @@
+import type { Keyring } from '@cg/secrets';
+import type { Redis } from 'ioredis';
+import { AccountStore } from './accounts';
+import { ApiKeyStore } from './api-keys';
+import { storeKeys } from './keys';
+
+export {
+  type AccountRecord,
+  type AccountStatus,
+  AccountStore,
+  type ConnectInput,
+  type PendingTwofa,
+  type PlatformCredentials,
+  type PlatformSessionState,
+} from './accounts';
+export { type ApiKeyInfo, ApiKeyStore, TENANT_PATTERN } from './api-keys';
+export { newId, randomId, sha256 } from './ids';
+export { storeKeys } from './keys';
+export { connectRedis, type Redis } from './redis';
+
+export interface Store {
+  apiKeys: ApiKeyStore;
+  accounts: AccountStore;
+}
+
+export function createStore(redis: Redis, prefix: string, keyring: Keyring): Store {
+  const keys = storeKeys(prefix);
+  return { apiKeys: new ApiKeyStore(redis, keys), accounts: new AccountStore(redis, keys, keyring) };
+}

@@ -1,0 +1,120 @@
+/**
+ * `pnpm start`: the whole local stack in one command. Finds or starts Redis, starts the sandbox
+ * platform (unless PLATFORM_URL names a real one), the API and the workers, waits until the API is
+ * healthy, and prints where everything is with a usable API key. Ctrl-C stops it all.
+ *
+ * This orchestrator is the one script that reads the environment for the stack as a whole; each app
+ * still parses its own configuration at start.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { generateKey } from '@cg/secrets';
+import { randomId } from '@cg/store';
+import { ensureRedis } from './lib/redis';
+
+const root = resolve(import.meta.dirname, '..');
+const localDir = resolve(root, '.local');
+mkdirSync(localDir, { recursive: true });
+const env = process.env;
+
+/** A value kept in .local/ so that a restarted stack can still open what it sealed before. */
+function persisted(name: string, make: () => string): string {
+  const file = resolve(localDir, name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const value = make();
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  return value;
+}
+
+const children: ChildProcess[] = [];
+function start(name: string, entry: string, extraEnv: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, entry)], {
+    cwd: root,
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream)
+      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
+  }
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      process.stderr.write(`[${name}] exited (${signal ?? code}); stopping the stack\n`);
+      void stop(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitForHealthy(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+let stopping = false;
+let stopRedis: () => Promise<void> = async () => {};
+async function stop(code: number): Promise<never> {
+  stopping = true;
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  await stopRedis();
+  process.exit(code);
+}
+process.once('SIGINT', () => void stop(0));
+process.once('SIGTERM', () => void stop(0));
+
+const redis = await ensureRedis({ envUrl: env.REDIS_URL, dataDir: resolve(localDir, 'redis') });
+stopRedis = redis.stop;
+const port = env.PORT ?? '3000';
+const simPort = env.SIM_PORT ?? '4010';
+const platformUrl = env.PLATFORM_URL ?? `http://127.0.0.1:${simPort}`;
+const apiKey = env.GATEWAY_BOOTSTRAP_API_KEY ?? persisted('api-key', () => `cgk_${randomId(32)}`);
+const adminPassword = env.ADMIN_PASSWORD ?? persisted('admin-password', () => randomId(16));
+const shared = {
+  REDIS_URL: redis.url,
+  PLATFORM_URL: platformUrl,
+  ENCRYPTION_KEY: env.ENCRYPTION_KEY ?? persisted('encryption.key', generateKey),
+  GATEWAY_BOOTSTRAP_API_KEY: apiKey,
+  ADMIN_PASSWORD: adminPassword,
+  PORT: port,
+};
+
+if (!env.PLATFORM_URL) {
+  start('sandbox', 'apps/platform-sim/src/main.ts', { SIM_PORT: simPort });
+  await waitForHealthy(`${platformUrl}/_sim/fixtures`);
+}
+start('api', 'apps/api/src/main.ts', shared);
+const workers = Number(env.WORKERS ?? '1');
+for (let i = 1; i <= workers; i++)
+  start(workers === 1 ? 'worker' : `worker-${i}`, 'apps/worker/src/main.ts', shared);
+const apiUrl = `http://127.0.0.1:${port}`;
+await waitForHealthy(`${apiUrl}/healthz`);
+
+process.stdout.write(`
+creator-gateway is running
+  API          ${apiUrl}/api/${env.PLATFORM_SLUG ?? 'fansly'}   (docs: ${apiUrl}/docs)
+  API key      ${apiKey}   (tenant ${env.GATEWAY_BOOTSTRAP_TENANT ?? 'default'})
+  Platform     ${platformUrl}${env.PLATFORM_URL ? '' : '   (sandbox; accounts: creator_demo, creator_2fa / sandbox-password)'}
+  Redis        ${redis.url}   (${redis.source})
+  Queues       ${apiUrl}/admin/queues   (admin / ${adminPassword})
+Press Ctrl-C to stop.
+`);

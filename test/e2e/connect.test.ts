@@ -1,0 +1,281 @@
+import { PlatformProfile } from '@cg/operations';
+import { Value } from 'typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+/** Every platform secret the sandbox handed out during this file, for the plaintext scan. */
+const secrets = new Set<string>(['sandbox-password', '424242']);
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function expectEnvelope(body: any, statusCode: number) {
+  expect(body.statusCode).toBe(statusCode);
+  expect(typeof body.message).toBe('string');
+  expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+}
+
+function expectError(response: { status: number; body: any }, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.body).toMatchObject({ statusCode: status, code });
+  expect(typeof response.body.message).toBe('string');
+  expect(typeof response.body.error).toBe('string');
+}
+
+async function connectDemo(key = stack.keys.t1) {
+  const demo = account(stack, 'creator_demo');
+  const response = await gw(stack, 'POST', '/connect', {
+    key,
+    body: { username: demo.username, password: demo.password, name: 'Demo', countryCode: 'US' },
+  });
+  expect(response.status).toBe(201);
+  secrets.add(response.body.data.data.response.token);
+  return response;
+}
+
+describe('API keys', () => {
+  it('rejects a missing key with 401 in the error shape', async () => {
+    expectError(await gw(stack, 'GET', '/accounts', { key: null }), 401, 'UNAUTHORIZED');
+  });
+
+  it('rejects a wrong key with 401', async () => {
+    const response = await gw(stack, 'POST', '/connect', { key: 'cgk_wrong', body: {} });
+    expectError(response, 401, 'UNAUTHORIZED');
+    expect(response.body.error).toBe('Unauthorized');
+  });
+});
+
+describe('connect', () => {
+  it('connects creator_demo and answers the connected shape', async () => {
+    const demo = account(stack, 'creator_demo');
+    const { body } = await connectDemo();
+    expectEnvelope(body, 201);
+    expect(body.data.status_code).toBe(200);
+    expect(body.data.account_id).toMatch(/^acct_/);
+    expect(body.data.data.success).toBe(true);
+    const session = body.data.data.response;
+    expect(session.accountId).toBe(demo.platformAccountId);
+    expect(typeof session.token).toBe('string');
+    expect(typeof session.id).toBe('string');
+    expect(typeof session.status).toBe('number');
+    expect(typeof session.ip).toBe('string');
+    expect('metadata' in session && 'checkToken' in session && 'deviceId' in session).toBe(true);
+  });
+
+  it('keeps the account id when the same platform account is connected again', async () => {
+    const first = await connectDemo();
+    const second = await connectDemo();
+    expect(second.body.data.account_id).toBe(first.body.data.account_id);
+  });
+
+  it('rejects a wrong password with a clear 4xx and stores nothing', async () => {
+    const response = await gw(stack, 'POST', '/connect', {
+      key: stack.keys.t2,
+      body: { username: 'creator_demo', password: 'not-the-password', name: 'X', countryCode: 'US' },
+    });
+    expectError(response, 400, 'INVALID_CREDENTIALS');
+    expect((await gw(stack, 'GET', '/accounts', { key: stack.keys.t2 })).body.data.accounts).toEqual([]);
+  });
+
+  it('validates the body before anything is enqueued', async () => {
+    const before = await scanKeys(stack.redis, stack.prefix);
+    const response = await gw(stack, 'POST', '/connect', {
+      body: { username: 'creator_demo', password: 'x', name: 'Demo', countryCode: 'us' },
+    });
+    expectError(response, 400, 'BAD_REQUEST');
+    expect(response.body.error).toBe('Bad Request');
+    expect(response.body.message).toContain('countryCode');
+    const missing = await gw(stack, 'POST', '/connect', {
+      body: { username: 'creator_demo', name: 'Demo', countryCode: 'US' },
+    });
+    expect(missing.body.message).toContain('password');
+    expect((await scanKeys(stack.redis, stack.prefix)).sort()).toEqual(before.sort());
+  });
+
+  it('connects creator_2fa in two steps, rejecting a wrong code', async () => {
+    const twofa = account(stack, 'creator_2fa');
+    const credentials = {
+      username: twofa.username,
+      password: twofa.password,
+      name: 'Two',
+      countryCode: 'GB',
+    };
+    const started = await gw(stack, 'POST', '/connect', { body: credentials });
+    expect(started.status).toBe(201);
+    expectEnvelope(started.body, 201);
+    expect(started.body.data).toMatchObject({ status_code: 200, requires_2fa: true });
+    expect(typeof started.body.data.twofa_token).toBe('string');
+    expect(started.body.data.masked_email).toContain('*');
+    expect(started.body.data.message).toContain('verify-2fa');
+    expect(started.body.data.account_id).toBeUndefined();
+
+    const verify = (code: string) =>
+      gw(stack, 'POST', '/verify-2fa', {
+        body: { ...credentials, twoFactorToken: started.body.data.twofa_token, twoFactorCode: code },
+      });
+    expectError(await verify('000000'), 400, 'INVALID_2FA_CODE');
+
+    const done = await verify(twofa.twofaCode!);
+    expect(done.status).toBe(201);
+    expect(done.body.data.account_id).toMatch(/^acct_/);
+    expect(done.body.data.data.response.accountId).toBe(twofa.platformAccountId);
+    secrets.add(done.body.data.data.response.token);
+  });
+
+  it('refuses a twofa token of another tenant or an unknown one', async () => {
+    const twofa = account(stack, 'creator_2fa');
+    const credentials = {
+      username: twofa.username,
+      password: twofa.password,
+      name: 'Two',
+      countryCode: 'GB',
+    };
+    const started = await gw(stack, 'POST', '/connect', { body: credentials });
+    const body = {
+      ...credentials,
+      twoFactorToken: started.body.data.twofa_token,
+      twoFactorCode: twofa.twofaCode,
+    };
+    expectError(
+      await gw(stack, 'POST', '/verify-2fa', { key: stack.keys.t2, body }),
+      400,
+      'TWOFA_TOKEN_EXPIRED',
+    );
+    expectError(
+      await gw(stack, 'POST', '/verify-2fa', { body: { ...body, twoFactorToken: 'tfa_unknown' } }),
+      400,
+      'TWOFA_TOKEN_EXPIRED',
+    );
+  });
+});
+
+describe('accounts', () => {
+  it('lists the tenant’s accounts and nobody else’s', async () => {
+    const { body } = await connectDemo();
+    const listed = await gw(stack, 'GET', '/accounts');
+    expect(listed.status).toBe(200);
+    const mine = listed.body.data.accounts.find((a: any) => a.accountId === body.data.account_id);
+    expect(mine).toMatchObject({
+      name: 'Demo',
+      country: 'US',
+      username: 'creator_demo',
+      status: 'connected',
+    });
+    const other = await gw(stack, 'GET', '/accounts', { key: stack.keys.t2 });
+    expect(other.body.data.accounts.map((a: any) => a.accountId)).not.toContain(body.data.account_id);
+  });
+
+  it('answers another tenant’s account exactly like a missing one', async () => {
+    const { body } = await connectDemo();
+    const foreign = await gw(stack, 'GET', `/${body.data.account_id}/me`, { key: stack.keys.t2 });
+    const missing = await gw(stack, 'GET', '/acct_doesnotexist/me', { key: stack.keys.t2 });
+    expectError(foreign, 404, 'NOT_FOUND');
+    expectError(missing, 404, 'NOT_FOUND');
+    expect(Object.keys(foreign.body).sort()).toEqual(Object.keys(missing.body).sort());
+    expectError(
+      await gw(stack, 'DELETE', `/accounts/${body.data.account_id}`, { key: stack.keys.t2 }),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
+  it('returns the connected account’s own profile', async () => {
+    const demo = account(stack, 'creator_demo');
+    const { body } = await connectDemo();
+    const me = await gw(stack, 'GET', `/${body.data.account_id}/me`);
+    expect(me.status).toBe(200);
+    expectEnvelope(me.body, 200);
+    expect(me.body.data.data.success).toBe(true);
+    const profile = me.body.data.data.response;
+    expect([...Value.Errors(PlatformProfile, profile)]).toEqual([]);
+    expect(profile.id).toBe(demo.platformAccountId);
+    expect(profile.username).toBe('creator_demo');
+  });
+
+  it('disconnects: the record and its sealed secrets are gone', async () => {
+    const { body } = await connectDemo(stack.keys.t2);
+    const id = body.data.account_id;
+    const removed = await gw(stack, 'DELETE', `/accounts/${id}`, { key: stack.keys.t2 });
+    expect(removed.status).toBe(200);
+    expect(removed.body.data).toEqual({ account_id: id, disconnected: true });
+    expectError(await gw(stack, 'GET', `/${id}/me`, { key: stack.keys.t2 }), 404, 'NOT_FOUND');
+    const keys = await scanKeys(stack.redis, stack.prefix);
+    expect(keys.filter((key) => key.includes(id))).toEqual([]);
+  });
+});
+
+describe('accounts/by-ids', () => {
+  it('looks up the fixture profiles', async () => {
+    await connectDemo();
+    const ids = stack.fixtures.profilePlatformAccountIds.slice(0, 3);
+    const response = await gw(stack, 'GET', `/accounts/by-ids?ids=${ids.join(',')}`);
+    expect(response.status).toBe(200);
+    expectEnvelope(response.body, 200);
+    const profiles = response.body.data.data.response;
+    expect(profiles.map((p: any) => p.id).sort()).toEqual([...ids].sort());
+    for (const profile of profiles) expect([...Value.Errors(PlatformProfile, profile)]).toEqual([]);
+  });
+
+  it('answers 400 naming the ids query parameter when it is missing', async () => {
+    for (const path of ['/accounts/by-ids', '/accounts/by-ids?ids=']) {
+      const response = await gw(stack, 'GET', path);
+      expectError(response, 400, 'BAD_REQUEST');
+      expect(response.body.error).toBe('Bad Request');
+      expect(response.body.message).toMatch(/ids query parameter is required/);
+    }
+  });
+
+  it('needs a connected account of the tenant', async () => {
+    const response = await gw(
+      stack,
+      'GET',
+      `/accounts/by-ids?ids=${stack.fixtures.profilePlatformAccountIds[0]}`,
+      {
+        key: stack.keys.t2,
+      },
+    );
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+  });
+});
+
+describe('platform sessions', () => {
+  it('renews an expired session with the stored credentials, transparently', async () => {
+    const { body } = await connectDemo();
+    const fault = await fetch(`${stack.simUrl}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'sessionExpiry', account: 'creator_demo' }),
+    });
+    expect(fault.ok).toBe(true);
+    const me = await gw(stack, 'GET', `/${body.data.account_id}/me`);
+    expect(me.status).toBe(200);
+    expect(me.body.data.data.response.username).toBe('creator_demo');
+  });
+});
+
+describe('secrets at rest', () => {
+  it('leaves no sandbox password, token or code in plaintext in any Redis key or value', async () => {
+    const keys = await scanKeys(stack.redis, stack.prefix);
+    expect(keys.length).toBeGreaterThan(0);
+    const haystack: string[] = [];
+    for (const key of keys) {
+      haystack.push(key);
+      const type = await stack.redis.type(key);
+      if (type === 'string') haystack.push((await stack.redis.get(key)) ?? '');
+      if (type === 'hash') haystack.push(JSON.stringify(await stack.redis.hgetall(key)));
+      if (type === 'list') haystack.push(JSON.stringify(await stack.redis.lrange(key, 0, -1)));
+      if (type === 'set') haystack.push(JSON.stringify(await stack.redis.smembers(key)));
+      if (type === 'zset') haystack.push(JSON.stringify(await stack.redis.zrange(key, 0, -1)));
+      if (type === 'stream') haystack.push(JSON.stringify(await stack.redis.xrange(key, '-', '+')));
+    }
+    const all = haystack.join('\n');
+    expect(secrets.size).toBeGreaterThan(2);
+    for (const secret of secrets) expect(all.includes(secret), `a secret is stored in plaintext`).toBe(false);
+  });
+});

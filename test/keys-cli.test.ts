@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { generateKey } from '@cg/secrets';
+import { ApiKeyStore, connectRedis, randomId, storeKeys } from '@cg/store';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { scanKeys } from './support/stack';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..');
+const prefix = `cgt-${randomId(8)}`;
+const env = {
+  ...process.env,
+  REDIS_URL: inject('redisUrl'),
+  REDIS_PREFIX: prefix,
+  ENCRYPTION_KEY: generateKey(),
+};
+const redis = connectRedis(inject('redisUrl'));
+const keys = new ApiKeyStore(redis, storeKeys(prefix));
+
+const cli = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli.ts', ...args], { cwd: root, env });
+
+afterAll(async () => {
+  const left = await scanKeys(redis, prefix);
+  if (left.length > 0) await redis.del(...left);
+  redis.disconnect();
+});
+
+describe('pnpm keys', () => {
+  it('creates a key printed once, stored only as a hash, listed and revoked', async () => {
+    const created = await cli('create', '--tenant', 'acme', '--label', 'ci');
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^cgk_[A-Za-z0-9]{32}$/);
+    const info = await keys.resolve(key);
+    expect(info).toMatchObject({ tenantId: 'acme', label: 'ci' });
+
+    const stored = await scanKeys(redis, prefix);
+    for (const name of stored) {
+      expect(name.includes(key)).toBe(false);
+      const value = JSON.stringify(await redis.hgetall(name));
+      expect(value.includes(key)).toBe(false);
+    }
+
+    const listed = await cli('list');
+    expect(listed.stdout).toContain(info!.keyId);
+    expect(listed.stdout).toContain('acme');
+    expect(listed.stdout).not.toContain(key);
+
+    await cli('revoke', info!.keyId);
+    expect(await keys.resolve(key)).toBeNull();
+    expect((await cli('list')).stdout).not.toContain(info!.keyId);
+  });
+
+  it('refuses misuse with exit code 2', async () => {
+    await expect(cli('create')).rejects.toMatchObject({ code: 2 });
+    await expect(cli('frobnicate')).rejects.toMatchObject({ code: 2 });
+  });
+});

@@ -1,0 +1,140 @@
+import { createApi } from '@cg/api';
+import { createLogger, loadGatewayConfig } from '@cg/config';
+import { buildSim } from '@cg/platform-sim';
+import { generateKey } from '@cg/secrets';
+import { ApiKeyStore, connectRedis, type Redis, randomId, storeKeys } from '@cg/store';
+import { createGatewayWorker, type GatewayWorker } from '@cg/worker';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+
+export interface TestStack {
+  apiUrl: string;
+  simUrl: string;
+  prefix: string;
+  redis: Redis;
+  /** A key of tenant `t1` and one of tenant `t2`. */
+  keys: { t1: string; t2: string };
+  fixtures: SimFixtures;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface SimAccountFixture {
+  username: string;
+  password: string;
+  twofaCode: string | null;
+  platformAccountId: string;
+  [key: string]: unknown;
+}
+
+export interface SimFixtures {
+  accounts: SimAccountFixture[];
+  profilePlatformAccountIds: string[];
+}
+
+/**
+ * The whole gateway on loopback for one test file: the sandbox, the API and (unless `worker: false`)
+ * a worker, on the run's Redis under a prefix of the file's own, removed again by `stop`.
+ */
+export async function startStack(
+  options: { worker?: boolean; env?: Record<string, string> } = {},
+): Promise<TestStack> {
+  const redisUrl = inject('redisUrl');
+  const prefix = `cgt-${randomId(8)}`;
+  const sim = await buildSim({});
+  const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
+  const config = loadGatewayConfig({
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    ENCRYPTION_KEY: generateKey(),
+    PLATFORM_URL: simUrl,
+    LOG_LEVEL: 'warn',
+    SYNC_WAIT_MS: '10000',
+    JOB_BACKOFF_MS: '50',
+    ADMIN_PASSWORD: 'admin-password-for-tests',
+    ...options.env,
+  });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'test' });
+  const api: FastifyInstance = await createApi(config, logger);
+  const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
+  const redis = connectRedis(redisUrl);
+  const apiKeys = new ApiKeyStore(redis, storeKeys(prefix));
+  const keys = { t1: (await apiKeys.create('t1')).key, t2: (await apiKeys.create('t2')).key };
+  const fixtures = (await (await fetch(`${simUrl}/_sim/fixtures`)).json()) as SimFixtures;
+
+  let worker: GatewayWorker | undefined;
+  const startWorker = async () => {
+    worker = await createGatewayWorker(config, logger);
+    worker.start();
+  };
+  const stopWorker = async () => {
+    await worker?.close();
+    worker = undefined;
+  };
+  if (options.worker !== false) await startWorker();
+
+  return {
+    apiUrl,
+    simUrl,
+    prefix,
+    redis,
+    keys,
+    fixtures,
+    startWorker,
+    stopWorker,
+    stop: async () => {
+      await stopWorker();
+      await api.close();
+      await sim.close();
+      await deleteKeys(redis, prefix);
+      redis.disconnect();
+    },
+  };
+}
+
+/** Every key of a test prefix (store keys `p:…` and queue keys `{p:q}:…`). */
+export async function scanKeys(redis: Redis, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pattern of [`${prefix}:*`, `{${prefix}:q}:*`]) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      found.push(...batch);
+    } while (cursor !== '0');
+  }
+  return found;
+}
+
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  const keys = await scanKeys(redis, prefix);
+  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+}
+
+export function account(stack: TestStack, username: string): SimAccountFixture {
+  const found = stack.fixtures.accounts.find((a) => a.username === username);
+  if (!found) throw new Error(`sandbox has no account ${username}`);
+  return found;
+}
+
+/** A JSON request to the gateway; returns status, parsed body and headers. */
+export async function gw(
+  stack: TestStack,
+  method: string,
+  path: string,
+  options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const key = options.key === undefined ? stack.keys.t1 : options.key;
+  const response = await fetch(`${stack.apiUrl}/api/fansly${path}`, {
+    method,
+    headers: {
+      ...(key === null ? {} : { 'x-api-key': key }),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
