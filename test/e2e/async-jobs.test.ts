@@ -18,7 +18,7 @@ const connectBody = () => {
 async function pollJob(url: string, key: string, until: (status: number) => boolean) {
   for (let i = 0; i < 100; i++) {
     const response = await fetch(url, { headers: { 'x-api-key': key } });
-    const body = await response.json();
+    const body = (await response.json()) as any;
     if (until(response.status)) return { status: response.status, body };
     await new Promise((r) => setTimeout(r, 100));
   }

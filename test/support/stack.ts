@@ -1,6 +1,6 @@
 import { createApi } from '@cg/api';
 import { createLogger, loadGatewayConfig } from '@cg/config';
-import { buildSim } from '@cg/platform-sim';
+import { buildSim, type SimOptions } from '@cg/platform-sim';
 import { generateKey } from '@cg/secrets';
 import { ApiKeyStore, connectRedis, type Redis, randomId, storeKeys } from '@cg/store';
 import { createGatewayWorker, type GatewayWorker } from '@cg/worker';
@@ -38,11 +38,11 @@ export interface SimFixtures {
  * a worker, on the run's Redis under a prefix of the file's own, removed again by `stop`.
  */
 export async function startStack(
-  options: { worker?: boolean; env?: Record<string, string> } = {},
+  options: { worker?: boolean; env?: Record<string, string>; sim?: Partial<SimOptions> } = {},
 ): Promise<TestStack> {
   const redisUrl = inject('redisUrl');
   const prefix = `cgt-${randomId(8)}`;
-  const sim = await buildSim({});
+  const sim = await buildSim({ logLevel: 'silent', ...options.sim });
   const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
   const config = loadGatewayConfig({
     REDIS_URL: redisUrl,

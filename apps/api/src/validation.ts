@@ -21,6 +21,9 @@ export function validationMessage(
   const params = first.params as Record<string, unknown>;
   if (first.keyword === 'required') return `The ${String(params.missingProperty)} ${where} is required`;
   const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  // An empty string where a value is needed (`?ids=`) is as good as none.
+  if (first.keyword === 'minLength' && params.limit === 1 && field !== '')
+    return `The ${field} ${where} is required`;
   const described = (first as { parentSchema?: { description?: string } }).parentSchema?.description;
   const rule = first.keyword === 'pattern' && described ? `must be ${described}` : first.message;
   if (field === '') return `The request ${context ?? ''} ${rule ?? 'is invalid'}`.replace(/\s+/g, ' ');
