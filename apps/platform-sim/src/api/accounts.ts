@@ -1,0 +1,56 @@
+import { invalidField, notFound } from '../errors';
+import { queryCsv, queryLimit, queryOffset } from '../params';
+import type { PlatformProfile } from '../records';
+import { creatorProfile } from '../world/profiles';
+import type { ApiContext, ApiRoute } from './types';
+
+const MAX_IDS = 100;
+
+function accountsByIds(ctx: ApiContext): PlatformProfile[] {
+  const ids = queryCsv(ctx.query, 'ids');
+  if (ids.length === 0 || ids.length > MAX_IDS) throw invalidField('ids');
+  const world = ctx.core.world;
+  const seen = new Set<string>();
+  const profiles: PlatformProfile[] = [];
+  for (const id of ids) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const ref = world.resolveAccount(id);
+    if (ref) profiles.push(world.profile(ref));
+  }
+  return profiles;
+}
+
+function me(ctx: ApiContext): unknown {
+  const world = ctx.core.world;
+  return { account: creatorProfile(world.creator(ctx.creator), world.state(ctx.creator)) };
+}
+
+function walls(ctx: ApiContext): unknown {
+  const world = ctx.core.world;
+  return { accountId: world.identity(ctx.creator).accountId, walls: world.state(ctx.creator).walls };
+}
+
+/** Accounts followed by a sandbox creator, most recent follow first; fans and other profiles follow nobody here. */
+function following(ctx: ApiContext): unknown {
+  const accountId = ctx.params.accountId ?? '';
+  const limit = queryLimit(ctx.query);
+  const offset = queryOffset(ctx.query);
+  const world = ctx.core.world;
+  const ref = world.resolveAccount(accountId);
+  if (!ref) throw notFound('account');
+  if (ref.type !== 'creator') return [];
+  const creatorWorld = world.creator(ref.creator);
+  const out: { accountId: string }[] = [];
+  for (let k = offset; k < creatorWorld.followingCount && out.length < limit; k++) {
+    out.push({ accountId: creatorWorld.fanId(creatorWorld.followedFan(k)) });
+  }
+  return out;
+}
+
+export const accountRoutes: ApiRoute[] = [
+  { method: 'GET', path: '/account', auth: 'session', handler: accountsByIds },
+  { method: 'GET', path: '/account/me', auth: 'session', handler: me },
+  { method: 'GET', path: '/account/walls', auth: 'session', handler: walls },
+  { method: 'GET', path: '/account/:accountId/following', auth: 'session', handler: following },
+];

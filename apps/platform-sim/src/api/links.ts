@@ -1,0 +1,43 @@
+import { notAllowed, notFound } from '../errors';
+import { bodyObject, bodyString, requiredBodyString } from '../params';
+import type { TrackingLink } from '../records';
+import { TRACKING_LINK_DEFAULT } from '../world/state';
+import type { ApiContext, ApiRoute } from './types';
+
+const MAX_LABEL = 100;
+const MAX_DESCRIPTION = 500;
+
+function trackingLinks(ctx: ApiContext): TrackingLink[] {
+  return [...ctx.core.world.state(ctx.creator).trackingLinks.values()];
+}
+
+/**
+ * GUESS endpoint (docs/upstream-decisions.md): without `id` it creates a link from
+ * `{label, description?}`; with `id` it updates label and/or description. The default type-1
+ * link cannot be edited (403 code 20).
+ */
+function saveTrackingLink(ctx: ApiContext): TrackingLink {
+  const body = bodyObject(ctx.body);
+  const state = ctx.core.world.state(ctx.creator);
+  const id = bodyString(body, 'id', { maxLength: 64 });
+  if (id === undefined) {
+    const label = requiredBodyString(body, 'label', MAX_LABEL).trim();
+    const description =
+      bodyString(body, 'description', { allowEmpty: true, maxLength: MAX_DESCRIPTION }) ?? '';
+    return state.createTrackingLink(label, description);
+  }
+  const label = bodyString(body, 'label', { maxLength: MAX_LABEL })?.trim();
+  const description = bodyString(body, 'description', { allowEmpty: true, maxLength: MAX_DESCRIPTION });
+  const link = state.trackingLinks.get(id);
+  if (!link) throw notFound('tracking link');
+  if (link.type === TRACKING_LINK_DEFAULT) throw notAllowed('The default tracking link cannot be edited.');
+  if (label !== undefined) link.label = label;
+  if (description !== undefined) link.description = description;
+  link.updatedAt = ctx.now;
+  return link;
+}
+
+export const linkRoutes: ApiRoute[] = [
+  { method: 'GET', path: '/trackinglinks', auth: 'session', handler: trackingLinks },
+  { method: 'POST', path: '/trackinglinks', auth: 'session', write: true, handler: saveTrackingLink },
+];

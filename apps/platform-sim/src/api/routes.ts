@@ -1,0 +1,21 @@
+import { accountRoutes } from './accounts';
+import { authRoutes } from './auth';
+import { chatRoutes } from './chats';
+import { linkRoutes } from './links';
+import { listRoutes } from './lists';
+import { moneyRoutes } from './money';
+import { postRoutes } from './posts';
+import type { ApiRoute } from './types';
+import { vaultRoutes } from './vault';
+
+/** Every /api/v1 route of the sandbox, in one explicit list. */
+export const apiRoutes: readonly ApiRoute[] = [
+  ...authRoutes,
+  ...accountRoutes,
+  ...listRoutes,
+  ...chatRoutes,
+  ...postRoutes,
+  ...moneyRoutes,
+  ...vaultRoutes,
+  ...linkRoutes,
+];

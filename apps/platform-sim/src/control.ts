@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import type { SimCore } from './core';
+import { ControlError } from './errors';
+import { describeFault } from './faults';
+import { fixtures } from './fixtures';
+import { RUNTIME_OPTION_KEYS, type RuntimeConfig, validateRuntimeConfig } from './options';
+import { type Query, queryCsv, queryString } from './params';
+
+export const CONTROL_PREFIX = '/_sim';
+
+function creatorOf(core: SimCore, account: string): number {
+  const scope = core.resolveCreator(account);
+  if (!scope) throw new ControlError(404, `unknown sandbox account "${account}"`);
+  return scope.creator;
+}
+
+/** The control surface (never under /api): fixtures, observations, faults, config, reset. */
+export function registerControl(app: FastifyInstance, core: SimCore): void {
+  const startedAt = Date.now();
+
+  app.get(`${CONTROL_PREFIX}/health`, async () => ({
+    status: 'ok',
+    creators: core.world.directory.count,
+    uptimeMs: Date.now() - startedAt,
+  }));
+
+  app.get(`${CONTROL_PREFIX}/fixtures`, async (request) => {
+    const accounts = queryCsv(request.query as Query, 'accounts');
+    if (accounts.length > 100) throw new ControlError(400, 'at most 100 accounts per fixtures request');
+    return fixtures(core, accounts.length > 0 ? accounts.map((account) => creatorOf(core, account)) : null);
+  });
+
+  app.get(`${CONTROL_PREFIX}/observations`, async (request) => {
+    const account = queryString(request.query as Query, 'account');
+    const accountId = account === undefined ? null : core.world.identity(creatorOf(core, account)).accountId;
+    return core.observations.toJSON(accountId);
+  });
+
+  app.post(`${CONTROL_PREFIX}/observations/reset`, async () => {
+    core.observations.reset();
+    return { ok: true };
+  });
+
+  app.get(`${CONTROL_PREFIX}/faults`, async () => ({ faults: core.faults.list().map(describeFault) }));
+
+  app.post(`${CONTROL_PREFIX}/faults`, async (request) => {
+    const fault = core.faults.parse(request.body, (account) => core.resolveCreator(account));
+    if (fault.effect.kind === 'sessionExpiry') {
+      // Acts at once: every current token of the account (or of all accounts) stops working.
+      const revokedSessions = core.sessions.expire(fault.scope ? fault.scope.creator : null);
+      return { id: fault.id, revokedSessions };
+    }
+    core.faults.add(fault);
+    return { id: fault.id };
+  });
+
+  app.delete(`${CONTROL_PREFIX}/faults`, async () => {
+    const cleared = core.faults.size;
+    core.faults.clear();
+    return { cleared };
+  });
+
+  app.delete(`${CONTROL_PREFIX}/faults/:id`, async (request) => {
+    const { id } = request.params as { id: string };
+    if (!core.faults.remove(id)) throw new ControlError(404, `no fault "${id}"`);
+    return { cleared: 1 };
+  });
+
+  app.get(`${CONTROL_PREFIX}/config`, async () => core.config);
+
+  app.post(`${CONTROL_PREFIX}/config`, async (request) => {
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new ControlError(400, 'body must be a JSON object');
+    }
+    const next: Record<string, unknown> = { ...core.config };
+    for (const [key, value] of Object.entries(body)) {
+      if (!(RUNTIME_OPTION_KEYS as readonly string[]).includes(key)) {
+        throw new ControlError(
+          400,
+          `"${key}" cannot be changed at run time (allowed: ${RUNTIME_OPTION_KEYS.join(', ')})`,
+        );
+      }
+      next[key] = value;
+    }
+    const problems = validateRuntimeConfig(next as unknown as RuntimeConfig);
+    if (problems.length > 0) throw new ControlError(400, problems.join('; '));
+    core.config = next as unknown as RuntimeConfig;
+    return core.config;
+  });
+
+  app.post(`${CONTROL_PREFIX}/reset`, async () => {
+    core.reset();
+    return { ok: true };
+  });
+}

@@ -1,0 +1,112 @@
+import type { SimCore } from './core';
+import { EXTRA_CREATOR_PREFIX, SANDBOX_ACCOUNTS, SANDBOX_PASSWORD } from './options';
+import {
+  ALBUM_TYPE_ALL,
+  PAYOUT_STATUS_ACTIVE,
+  STANDARD_ALBUM_TYPES,
+  TRACKING_LINK_DEFAULT,
+} from './world/state';
+
+/** How many message ids per chat the fixtures list (newest first). */
+const MESSAGES_PER_CHAT = 5;
+
+/**
+ * One creator's entry of GET /_sim/fixtures: credentials and the ids a caller needs to exercise
+ * every operation. It reflects the current state: deleted objects drop out, created ones appear.
+ */
+export function creatorFixture(core: SimCore, creator: number): Record<string, unknown> {
+  const world = core.world;
+  const identity = world.identity(creator);
+  const creatorWorld = world.creator(creator);
+  const chats = world.chats(creator);
+  const state = world.state(creator);
+  const facts = creatorWorld.subscriptionFacts();
+
+  const chatIds: string[] = [];
+  const unreadChatIds: string[] = [];
+  const messageIds: string[] = [];
+  for (const group of chats.groupOrder()) {
+    const groupId = chats.groupId(group);
+    if (chats.hasOffers(group)) chatIds.push(groupId);
+    if (chats.unreadCount(group) > 0) unreadChatIds.push(groupId);
+    for (let position = 0; position < Math.min(MESSAGES_PER_CHAT, chats.length(group)); position++) {
+      messageIds.push(chats.messageId(group, position));
+    }
+  }
+  const unreadMessageIds = Array.from(chats.unreadSlots(), (slot) => chats.unreadInteraction(slot).messageId);
+  const albums = [...state.albums.values()].filter((album) => album.deletedAt === undefined);
+  const links = [...state.trackingLinks.values()];
+  const mainWall = state.mainWall();
+
+  return {
+    username: identity.username,
+    password: identity.password,
+    twofaCode: identity.twofaCode,
+    email: identity.email,
+    maskedEmail: identity.maskedEmail,
+    platformAccountId: identity.accountId,
+    fanIds: Array.from({ length: creatorWorld.fanCount }, (_, fan) => creatorWorld.fanId(fan)),
+    subscriberIds: Array.from({ length: creatorWorld.subscriptionCount }, (_, i) =>
+      creatorWorld.fanId(creatorWorld.subscriberOf(i)),
+    ),
+    chatIds,
+    unreadChatIds,
+    messageIds,
+    unreadMessageIds,
+    listIds: [...state.lists.keys()],
+    payoutMethodIds: [...state.payoutMethods.values()]
+      .filter((m) => m.status === PAYOUT_STATUS_ACTIVE)
+      .map((m) => m.id),
+    albumIds: albums.filter((album) => album.type === null).map((album) => album.id),
+    standardAlbumIds: albums
+      .filter((album) => album.type !== null && STANDARD_ALBUM_TYPES.includes(album.type))
+      .map((album) => album.id),
+    allAlbumId: albums.find((album) => album.type === ALBUM_TYPE_ALL)?.id ?? null,
+    trackingLinkIds: links.map((link) => link.id),
+    defaultTrackingLinkId: links.find((link) => link.type === TRACKING_LINK_DEFAULT)?.id ?? null,
+    wallIds: state.walls.map((wall) => wall.id),
+    mainWallId: mainWall?.id ?? null,
+    mediaIds: Array.from({ length: creatorWorld.mediaCount }, (_, index) => creatorWorld.mediaId(index)),
+    fypVideoMediaId: creatorWorld.mediaId(0),
+    shortVideoMediaId: creatorWorld.mediaId(1),
+    privateVideoMediaId: creatorWorld.mediaId(2),
+    tierIds: creatorWorld.tiers.map((tier) => tier.id),
+    postIds: [...state.posts.keys()],
+    counts: {
+      fans: creatorWorld.fanCount,
+      subscribers: creatorWorld.subscriptionCount,
+      activeSubscribers: facts.active,
+      expiredSubscribers: creatorWorld.subscriptionCount - facts.active,
+      following: creatorWorld.followingCount,
+      transactions: creatorWorld.transactionCount,
+      chats: creatorWorld.groupCount,
+      unreadMessages: unreadMessageIds.length,
+      media: creatorWorld.mediaCount,
+    },
+  };
+}
+
+export function fixtures(core: SimCore, only: readonly number[] | null): Record<string, unknown> {
+  const creators = only ?? SANDBOX_ACCOUNTS.map((_, index) => index);
+  const extra = core.world.directory.extraCreators;
+  return {
+    accounts: creators.map((creator) => creatorFixture(core, creator)),
+    profilePlatformAccountIds: Array.from({ length: core.world.profiles.count }, (_, index) =>
+      core.world.profiles.id(index),
+    ),
+    extraCreators: {
+      count: extra,
+      usernames:
+        extra > 0
+          ? {
+              first: `${EXTRA_CREATOR_PREFIX}00001`,
+              last: `${EXTRA_CREATOR_PREFIX}${String(extra).padStart(5, '0')}`,
+            }
+          : null,
+      password: SANDBOX_PASSWORD,
+      twofaCode: null,
+    },
+    seed: core.options.seed,
+    anchorMs: core.options.anchorMs,
+  };
+}

@@ -1,0 +1,453 @@
+/**
+ * Wire records the sandbox serves, field for field the record tables of gateway-api.md, in the
+ * platform's units (docs/upstream-decisions.md): money in mills except subscription prices in
+ * cents; post/message createdAt in Unix seconds; every other time in Unix ms.
+ */
+
+export interface Session {
+  id: string;
+  token: string;
+  accountId: string;
+  deviceId: string | null;
+  status: number;
+  ip: string;
+  metadata: null;
+  checkToken: null;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+export interface MediaLocation {
+  locationId: string;
+  location: string;
+}
+
+export interface ProfileWall {
+  id: string;
+  accountId: string;
+  pos: number;
+  name: string;
+  description: string;
+  private: number;
+  metadata: string;
+  mainWall: boolean;
+  defaultWall: boolean;
+}
+export type Wall = ProfileWall;
+
+export interface TierPromo {
+  id: string;
+  price: number;
+  description: string;
+}
+export interface TierPlan {
+  id: string;
+  billingCycle: number;
+  price: number;
+  promos: TierPromo[];
+}
+export interface SubscriptionTier {
+  id: string;
+  name: string;
+  color: string;
+  pos: number;
+  price: number;
+  plans: TierPlan[];
+}
+
+export interface AvatarMedia {
+  id: string;
+  mimetype: string;
+  location: string;
+  width: number;
+  height: number;
+  variants: { id: string; mimetype: string; location: string; width: number; height: number }[];
+}
+
+export interface PlatformProfile {
+  id: string;
+  username: string;
+  displayName: string;
+  about: string;
+  location: string;
+  flags: number;
+  version: number;
+  statusId: number;
+  profileAccessFlags: number;
+  profileFlags: number;
+  createdAt: number;
+  lastSeenAt: number;
+  followCount: number;
+  subscriberCount: number;
+  accountMediaLikes: number;
+  postLikes: number;
+  permissions: { accountPermissionFlags: { flags: number } };
+  mediaStoryState: { accountId: string; status: number; storyCount: number; hasActiveStories: boolean };
+  timelineStats: {
+    accountId: string;
+    imageCount: number;
+    videoCount: number;
+    bundleCount: number;
+    fetchedAt: number;
+  };
+  profileSocials: { providerId: string; handle: string }[];
+  profileBadges: { badgeId: string; badgeType: number; badgeDescription: string; metadata: string }[];
+  pinnedPosts: { postId: string; pos: number; createdAt: number }[];
+  subscriptionTiers: SubscriptionTier[];
+  avatar: AvatarMedia;
+  banner: Omit<AvatarMedia, 'variants'>;
+  hasMainWall: boolean;
+  walls: ProfileWall[];
+  streaming: { accountId: string; enabled: boolean; channel: { status: number; playbackUrl: string } };
+  profileAccess: boolean;
+}
+
+export interface Subscription {
+  id: string;
+  historyId: string;
+  subscriberId: string;
+  subscriptionTierId: string;
+  subscriptionTierName: string;
+  subscriptionTierColor: string;
+  planId: string;
+  promoId: string;
+  giftCodeId: string | null;
+  paymentMethodId: string;
+  status: number;
+  price: number;
+  renewPrice: number;
+  renewCorrelationId: string;
+  autoRenew: number;
+  billingCycle: number;
+  duration: number;
+  renewDate: number;
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+  endsAt: number;
+  promoPrice: number | null;
+  promoDuration: number | null;
+  promoStatus: number | null;
+  promoStartsAt: number | null;
+  promoEndsAt: number | null;
+}
+
+export interface EarningsTransaction {
+  walletId: string;
+  transactionId: string;
+  accountId: string;
+  correlationId: string;
+  correlationAccountId: string;
+  type: number;
+  destination: number;
+  amount: number;
+  destinationTax: number;
+  destinationAmount: number;
+  newBalance: number;
+  newBalance64: number;
+  createdAt: number;
+  updatedAt: number | null;
+  status: number;
+  senderId: string | null;
+  receiverId: string;
+}
+
+export interface MediaVariant {
+  id: string;
+  type: number;
+  status: number;
+  mimetype: string;
+  flags: number;
+  filename: string;
+  location: string;
+  width: number;
+  height: number;
+  metadata: string;
+  updatedAt: number;
+  locations: MediaLocation[];
+}
+
+export interface VaultMedia {
+  id: string;
+  type: number;
+  status: number;
+  accountId: string;
+  mimetype: string;
+  flags: number;
+  filename: string;
+  location: string;
+  width: number;
+  height: number;
+  metadata: string;
+  updatedAt: number;
+  createdAt: number;
+  variants: MediaVariant[];
+  variantHash: Record<string, string>;
+  locations: MediaLocation[];
+}
+
+export interface VaultAlbum {
+  id: string;
+  accountId: string;
+  pos: number;
+  title: string;
+  description: string | null;
+  type: number | null;
+  status: number;
+  itemCount: number;
+  lastItemId: string;
+  version: number;
+  createdAt: number;
+  lastSyncAt?: number;
+  deletedAt?: number;
+}
+
+export interface MediaOfferItem {
+  id: string;
+  mediaOfferId: string;
+  mediaOfferType: number;
+  mediaOfferBundleId: string | null;
+  mediaId: string;
+  mediaType: number;
+  previewId: string | null;
+  accountId: string;
+  locationId: string;
+  correlationId: string;
+  locationType: number;
+  accountMediaId: string;
+  createdAt: number;
+}
+
+export interface AccountMedia {
+  id: string;
+  accountId: string;
+  mediaId: string;
+  previewId: string | null;
+  price: number;
+  deleted: boolean;
+  likeCount: number;
+  purchased: boolean;
+  whitelisted: boolean;
+  access: boolean;
+  createdAt: number;
+  saleStats: { purchased: boolean; purchasedAt: number | null; purchaseCount: number; totalAmount: number };
+  media: {
+    id: string;
+    type: number;
+    mimetype: string;
+    filename: string;
+    width: number;
+    height: number;
+    locations: MediaLocation[];
+    variants: {
+      id: string;
+      type: number;
+      mimetype: string;
+      width: number;
+      height: number;
+      locations: MediaLocation[];
+    }[];
+  };
+}
+
+export interface AccountMediaBundle {
+  id: string;
+  accountId: string;
+  previewId: string | null;
+  price: number;
+  purchased: boolean;
+  whitelisted: boolean;
+  access: boolean;
+  deleted: boolean;
+  likeCount: number;
+  createdAt: number;
+  accountMediaIds: string[];
+  bundleContent: { accountMediaId: string; pos: number }[];
+}
+
+export interface MessageAttachment {
+  messageId: string;
+  contentType: number;
+  contentId: string;
+  pos: number;
+}
+
+export interface Reaction {
+  id: string;
+  accountId: string;
+  messageId: string;
+  type: number;
+  groupId: string;
+  createdAt: number;
+}
+
+export interface UnreadMessageInteraction {
+  messageId: string;
+  groupId: string;
+  userId: string;
+  deliveredAt: number;
+  readAt: number | null;
+  deletedAt: number | null;
+  attachments: MessageAttachment[];
+  validMessage: boolean;
+}
+
+export interface Message {
+  id: string;
+  type: number;
+  groupId: string;
+  senderId: string;
+  content: string;
+  createdAt: number;
+  deletedAt: number | null;
+  inReplyTo: string | null;
+  attachments: MessageAttachment[];
+  interactions: { userId: string; deliveredAt: number; readAt: number | null }[];
+  likes: Reaction[];
+}
+
+export interface ChatList {
+  id: string;
+  accountId: string;
+  type: number;
+  label: string;
+  description: string;
+  itemCount: number;
+  createdAt: number;
+  version: number;
+}
+
+export interface ListMember {
+  id: string;
+  sortId: string;
+  listId: string;
+  type: number;
+  metadata: string;
+}
+
+export interface PostReplyRule {
+  id: string;
+  postId: string;
+  flags: number;
+  type: number;
+  metadata: string;
+}
+
+export interface PostAttachment {
+  contentType: number;
+  contentId: string;
+  pos: number;
+  postId: string;
+}
+
+export interface Post {
+  id: string;
+  accountId: string;
+  content: string;
+  fypFlags: number;
+  inReplyTo: string | null;
+  quotedPostId: string | null;
+  replyPermissionFlags: number;
+  postReplyPermissionFlags: PostReplyRule[];
+  expiresAt: number;
+  scheduledFor: number;
+  attachments: PostAttachment[];
+  wallIds: string[];
+  pinWallIds: string[];
+  pinned: number;
+  mediaLikeCount: number;
+  totalTipAmount: number;
+  attachmentTipAmount: number;
+  accountMentions: { accountId: string; handle: string }[];
+  likeCount: number;
+  replyCount: number;
+  createdAt: number;
+}
+
+export interface PayoutMethod {
+  id: string;
+  accountId: string;
+  providerId: string;
+  type: number;
+  flags: number;
+  status: number;
+  metadata: string;
+  version: number;
+  createdAt: number;
+  deletedAt: number | null;
+}
+
+export interface TrackingLink {
+  id: string;
+  accountId: string;
+  internalId: number;
+  type: number;
+  status: number;
+  label: string;
+  description: string;
+  metadata: string;
+  createdAt: number;
+  updatedAt: number;
+  clicks: number;
+  claims: number;
+  follows: number;
+  subscriptions: number;
+  totalNet: number;
+  totalGross: number;
+}
+
+export interface ScheduledBroadcastMessage {
+  id: string;
+  groupId: string;
+  accountId: string;
+  status: number;
+  messageTemplate: string;
+  version: number;
+  scheduledFor: number;
+  createdAt: number;
+}
+
+export interface RecipientGroup {
+  id: string;
+  type: number;
+  groupFlags: number;
+  groupFlagsMetadata: string;
+  createdBy: string;
+  users: {
+    groupId: string;
+    userId: string;
+    type: number;
+    permissionFlags: number;
+    userSettings: { customName: string | null; hidden: boolean };
+  }[];
+  permissionFlags: { groupId: string; type: number; flags: number; metadata: string }[];
+  recipients: { groupId: string; recipientId: string; type: number; permissionFlags: number | null }[];
+}
+
+export interface ChatGroupSummary {
+  groupId: string;
+  partnerAccountId: string;
+  partnerUsername: string;
+  flags: number;
+  unreadCount: number;
+  lastMessageId: string;
+  lastUnreadMessageId: string | null;
+  subscriptionTierId: string | null;
+}
+
+export interface ChatGroup {
+  id: string;
+  type: number;
+  flags: number;
+  createdBy: string;
+  createdAt: number;
+  users: {
+    groupId: string;
+    userId: string;
+    type: number;
+    permissionFlags: number;
+    lastReadMessageId: string | null;
+  }[];
+  lastMessageId: string;
+  lastMessage: Message;
+}

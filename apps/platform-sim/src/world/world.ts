@@ -1,0 +1,113 @@
+import { decodeId, Kind, RuntimeIds } from '../ids';
+import type { PlatformProfile } from '../records';
+import { ChatIndex } from './chats';
+import { CreatorWorld } from './creator';
+import { CreatorDirectory, type CreatorIdentity } from './directory';
+import { creatorProfile, fanProfile, GlobalProfiles } from './profiles';
+import { CreatorState } from './state';
+
+export type AccountRef =
+  | { type: 'creator'; creator: number }
+  | { type: 'fan'; creator: number; fan: number }
+  | { type: 'profile'; index: number };
+
+export interface WorldSettings {
+  seed: number;
+  extraCreators: number;
+  anchorMs: number;
+  cdnBaseUrl: string;
+}
+
+interface CreatorEntry {
+  world: CreatorWorld;
+  chats: ChatIndex | null;
+  state: CreatorState | null;
+}
+
+/**
+ * All sandbox worlds. A creator's world is built on first use (a login, a by-ids lookup of one of
+ * its ids, a fixtures request), so 10,000 idle extra creators cost nothing but their index.
+ */
+export class World {
+  readonly directory: CreatorDirectory;
+  readonly profiles: GlobalProfiles;
+  readonly ids = new RuntimeIds();
+  private readonly creators = new Map<number, CreatorEntry>();
+
+  constructor(readonly settings: WorldSettings) {
+    this.directory = new CreatorDirectory(settings.seed, settings.anchorMs, settings.extraCreators);
+    this.profiles = new GlobalProfiles(settings.seed, settings.anchorMs, settings.cdnBaseUrl);
+  }
+
+  identity(creator: number): CreatorIdentity {
+    const identity = this.directory.identity(creator);
+    if (!identity) throw new Error(`no sandbox creator #${creator}`);
+    return identity;
+  }
+
+  private entry(creator: number): CreatorEntry {
+    let entry = this.creators.get(creator);
+    if (!entry) {
+      const world = new CreatorWorld(
+        this.identity(creator),
+        this.settings.seed,
+        this.settings.anchorMs,
+        this.settings.cdnBaseUrl,
+      );
+      entry = { world, chats: null, state: null };
+      this.creators.set(creator, entry);
+    }
+    return entry;
+  }
+
+  creator(creator: number): CreatorWorld {
+    return this.entry(creator).world;
+  }
+
+  chats(creator: number): ChatIndex {
+    const entry = this.entry(creator);
+    entry.chats ??= new ChatIndex(entry.world);
+    return entry.chats;
+  }
+
+  state(creator: number): CreatorState {
+    const entry = this.entry(creator);
+    entry.state ??= new CreatorState(entry.world, this.ids);
+    return entry.state;
+  }
+
+  /** Drops every change: the next use rebuilds each creator's state from the seed. */
+  reset(): void {
+    for (const entry of this.creators.values()) entry.state = null;
+  }
+
+  /** Which platform account an id names, decoded from the id itself (no index needed). */
+  resolveAccount(id: string): AccountRef | null {
+    const decoded = decodeId(id);
+    if (!decoded) return null;
+    if (decoded.kind === Kind.profile) {
+      const index = this.profiles.indexOf(id);
+      return index >= 0 ? { type: 'profile', index } : null;
+    }
+    const creator = decoded.namespace - 1;
+    const identity = this.directory.identity(creator);
+    if (!identity) return null;
+    if (decoded.kind === Kind.account) return identity.accountId === id ? { type: 'creator', creator } : null;
+    if (decoded.kind === Kind.fan) {
+      const fan = this.creator(creator).fanIndexOf(id);
+      return fan >= 0 ? { type: 'fan', creator, fan } : null;
+    }
+    return null;
+  }
+
+  profile(ref: AccountRef): PlatformProfile {
+    switch (ref.type) {
+      case 'creator':
+        return creatorProfile(this.creator(ref.creator), this.state(ref.creator));
+      case 'fan':
+        return fanProfile(this.creator(ref.creator), ref.fan);
+      case 'profile':
+        return this.profiles.profile(ref.index);
+    }
+  }
+}
