@@ -53,6 +53,9 @@ export async function startStack(
     SYNC_WAIT_MS: '10000',
     JOB_BACKOFF_MS: '50',
     ADMIN_PASSWORD: 'admin-password-for-tests',
+    // Paging walks make many calls per account: the tests of pacing set their own values.
+    ACCOUNT_RATE_PER_MINUTE: '60000',
+    MEDIA_STATS_GAP_MS: '0',
     ...options.env,
   });
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'test' });

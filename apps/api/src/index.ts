@@ -1,4 +1,4 @@
-import type { GatewayConfig, Logger } from '@cg/config';
+import { type GatewayConfig, type Logger, laneSettings } from '@cg/config';
 import { assertRegistry } from '@cg/operations';
 import { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
@@ -9,21 +9,8 @@ import { buildApi } from './server';
 
 export { buildApi } from './server';
 
-export type ApiAppConfig = ApiContext['config'] &
-  Pick<
-    GatewayConfig,
-    | 'REDIS_URL'
-    | 'REDIS_PREFIX'
-    | 'ENCRYPTION_KEY'
-    | 'JOB_RETENTION_SECONDS'
-    | 'JOB_ATTEMPTS'
-    | 'JOB_BACKOFF_MS'
-    | 'GATEWAY_BOOTSTRAP_API_KEY'
-    | 'GATEWAY_BOOTSTRAP_TENANT'
-  >;
-
 /** Wires Redis, the store and the queue into a Fastify app; `close` releases them all. */
-export async function createApi(config: ApiAppConfig, logger: Logger): Promise<FastifyInstance> {
+export async function createApi(config: GatewayConfig, logger: Logger): Promise<FastifyInstance> {
   assertRegistry();
   const redis = connectRedis(config.REDIS_URL);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
@@ -37,6 +24,7 @@ export async function createApi(config: ApiAppConfig, logger: Logger): Promise<F
     retentionSeconds: config.JOB_RETENTION_SECONDS,
     attempts: config.JOB_ATTEMPTS,
     backoffMs: config.JOB_BACKOFF_MS,
+    lanes: laneSettings(config),
   });
   await queue.ready();
   const app = await buildApi({ config, redis, store, queue, keyring, logger });

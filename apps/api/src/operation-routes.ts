@@ -1,7 +1,7 @@
 import { AcceptedSchema, EnvelopeSchema, ErrorBodySchema, GatewayError } from '@cg/contract';
 import { type OperationDef, type OperationSchemas, operations } from '@cg/operations';
 import type { JobPayload } from '@cg/queue';
-import { newId } from '@cg/store';
+import { newId, sha256 } from '@cg/store';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendResult } from './answers';
 import type { ApiContext } from './context';
@@ -43,10 +43,13 @@ export function registerOperationRoutes(app: FastifyInstance, context: ApiContex
           // Sealed with the job id as context: the blob opens only for this job.
           ...(op.sealInput ? { input: {}, sealed: context.keyring.sealJson(input, jobId) } : { input }),
           at: Date.now(),
+          ...(op.write ? { write: true } : {}),
+          ...(op.gapped ? { gapped: true } : {}),
+          ...(op.dedupe ? { dedupe: sha256(`${op.name}\n${op.dedupe(input as never)}`) } : {}),
         };
         const wait = waitBudgetMs(parsePrefer(request.headers.prefer), context.config.SYNC_WAIT_MS);
-        const result = await context.queue.run(jobId, payload, wait);
-        return sendResult(reply, request, jobId, result, context);
+        const answered = await context.queue.submit(jobId, payload, wait);
+        return sendResult(reply, request, answered.jobId, answered.result, context);
       },
     });
   }

@@ -9,6 +9,8 @@ export class AccountConnector implements Connector {
     private readonly client: PlatformClient,
     private readonly accounts: AccountStore,
     private readonly tenantId: string,
+    /** Marks the job before the single-use second-factor login is sent (see WriteLedger). */
+    private readonly beforeWrite: () => Promise<void>,
   ) {}
 
   async connect(request: ConnectRequest): Promise<ConnectResult> {
@@ -44,6 +46,7 @@ export class AccountConnector implements Connector {
         'twoFactorToken is unknown, expired or was issued for another username: call /connect again',
       );
     }
+    await this.beforeWrite();
     const session = await this.client.loginTwofa({
       token: pending.upstreamToken,
       code: request.twoFactorCode,

@@ -3,6 +3,9 @@ import type { OperationDef, OperationSchemas } from '@cg/operations';
 import { PlatformError } from '@cg/platform-client';
 import { RetryableError } from '@cg/queue';
 
+/** How long an account waits after a 429 that names no Retry-After. */
+const DEFAULT_RATE_LIMIT_PAUSE_MS = 5_000;
+
 /**
  * The one place where a platform failure becomes what the caller sees. The verdict (retry or not,
  * outcome unknown) comes from the platform client's `classify`; this only names it for the caller.
@@ -15,7 +18,10 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
       error.kind === 'rate_limited'
         ? 'the platform is rate limiting this account; try again later'
         : 'the platform is unavailable; try again later';
-    return new RetryableError(new GatewayError('UPSTREAM_UNAVAILABLE', message, wait), error.retryAfterMs);
+    // A 429 is about the account, not this job: its whole lane waits (honouring Retry-After).
+    const pauseAccount = error.kind === 'rate_limited';
+    const delayMs = error.retryAfterMs ?? (pauseAccount ? DEFAULT_RATE_LIMIT_PAUSE_MS : undefined);
+    return new RetryableError(new GatewayError('UPSTREAM_UNAVAILABLE', message, wait), delayMs, pauseAccount);
   }
   if (error.retry === 'outcome_unknown') {
     return new GatewayError(

@@ -1,6 +1,6 @@
 import { GatewayError } from '@cg/contract';
 import { findOperation, type OperationContext } from '@cg/operations';
-import type { PlatformClient } from '@cg/platform-client';
+import { endpoints, type PlatformClient } from '@cg/platform-client';
 import type { Processor } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { Store } from '@cg/store';
@@ -20,14 +20,6 @@ export function createProcessor({ client, store, keyring }: ProcessorDeps): Proc
   return async (payload, job) => {
     const op = findOperation(payload.op);
     if (!op) throw new GatewayError('INTERNAL', `no handler for operation ${payload.op}`);
-    if (op.write && job.resumed) {
-      // A worker took this write before and stopped without finishing (crash, lost lock): the
-      // write may already be on the platform, so it is not sent again.
-      throw new GatewayError(
-        'UPSTREAM_OUTCOME_UNKNOWN',
-        'the worker running this write stopped before it finished; it was not repeated: check before trying again',
-      );
-    }
     const input = payload.sealed === undefined ? payload.input : keyring.openJson(payload.sealed, job.jobId);
     const { tenantId, accountId } = payload;
     const account = accountId === undefined ? undefined : await store.accounts.get(tenantId, accountId);
@@ -46,9 +38,15 @@ export function createProcessor({ client, store, keyring }: ProcessorDeps): Proc
       call: (endpoint, args) => {
         if (accountId === undefined)
           throw new GatewayError('INTERNAL', `operation ${op.name} has no account session`);
-        return sessions.call(tenantId, accountId, endpoint, args);
+        return sessions.call(
+          tenantId,
+          accountId,
+          endpoint,
+          args,
+          endpoints[endpoint].write ? job.beforeWrite : undefined,
+        );
       },
-      connector: new AccountConnector(client, store.accounts, tenantId),
+      connector: new AccountConnector(client, store.accounts, tenantId, job.beforeWrite),
     };
     let data: unknown;
     try {

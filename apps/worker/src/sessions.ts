@@ -20,14 +20,17 @@ export class AccountSessions {
     private readonly accounts: AccountStore,
   ) {}
 
+  /** `beforeSend` runs right before the request leaves (the write ledger's mark, for writes). */
   async call<T>(
     tenantId: string,
     accountId: string,
     endpoint: AuthEndpointName,
     args: CallArgs = {},
+    beforeSend?: () => Promise<void>,
   ): Promise<T> {
     const session = await this.accounts.session(tenantId, accountId);
     if (!session) throw reauthRequired();
+    await beforeSend?.();
     try {
       return await this.client.call<T>(session, endpoint, args);
     } catch (error) {

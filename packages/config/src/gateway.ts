@@ -48,8 +48,22 @@ export const GatewayEnv = Type.Object({
   JOB_ATTEMPTS: Int(4, 'attempts for retryable failures (first try included)', 1),
   JOB_BACKOFF_MS: Int(500, 'base of the exponential backoff', 10),
   SHUTDOWN_GRACE_MS: Int(10_000, 'SIGTERM: how long in-flight jobs may take to finish'),
+  ACCOUNT_CONCURRENCY: Int(2, 'platform calls in flight per connected account, across all workers', 1),
+  ACCOUNT_RATE_PER_MINUTE: Int(300, 'platform calls started per account per minute, evenly spaced', 1),
+  MEDIA_STATS_GAP_MS: Int(60_000, 'least time between two chat media-stats calls of one account'),
+  ACCOUNT_MAX_BACKLOG: Int(1_000, 'unfinished requests one account may have queued; beyond: 429', 1),
 });
 export type GatewayConfig = Static<typeof GatewayEnv>;
+
+/** The per-account scheduling settings (packages/queue `LaneSettings`) from the configuration. */
+export function laneSettings(config: GatewayConfig) {
+  return {
+    concurrency: config.ACCOUNT_CONCURRENCY,
+    intervalMs: Math.ceil(60_000 / config.ACCOUNT_RATE_PER_MINUTE),
+    gapMs: config.MEDIA_STATS_GAP_MS,
+    maxBacklog: config.ACCOUNT_MAX_BACKLOG,
+  };
+}
 
 export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
   return parseEnv(GatewayEnv, env);

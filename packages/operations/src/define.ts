@@ -71,6 +71,10 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
   sealInput?: boolean;
   /** The result is sealed in the job (it holds a platform token). */
   sealResult?: boolean;
+  /** Held to the per-account gap between two calls (chat media stats: the platform asks for 1 min). */
+  gapped?: boolean;
+  /** Identical requests (same key, same account) share one job while it is unfinished. */
+  dedupe?: (input: OperationInput<S>) => string;
   successStatus: 200 | 201;
   successMessage?: string;
   /** What a caller is told when the platform answers 404. */

@@ -1,16 +1,31 @@
+export {
+  AccountLanes,
+  type Admission,
+  type Claim,
+  LANE_LEASE_MS,
+  type LaneSettings,
+  type Wake,
+} from './lanes';
+export { WriteLedger } from './ledger';
 export type { JobPayload, StoredOutcome } from './payload';
 export {
   type JobState,
   type JobView,
+  jobKeyPrefix,
   OPERATIONS_QUEUE,
   OperationsQueue,
-  type Processor,
-  type ProcessorContext,
+  PARK_MS,
   type QueueOptions,
   queuePrefix,
-  RetryableError,
   resultOf,
-  startWorker,
   type WaitResult,
-  type WorkerOptions,
+  wakeJobs,
 } from './queue';
+export {
+  type OperationsWorker,
+  type Processor,
+  type ProcessorContext,
+  RetryableError,
+  startWorker,
+  type WorkerOptions,
+} from './worker';

@@ -1,12 +1,21 @@
 import { GatewayError } from '@cg/contract';
-import { type Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { AccountLanes, type LaneSettings, type Wake } from './lanes';
 import type { JobPayload, StoredOutcome } from './payload';
 
 export const OPERATIONS_QUEUE = 'operations';
 
-/** BullMQ keys are hash-tagged so that one queue's keys share a Cluster slot. */
+/** BullMQ keys are hash-tagged so that one queue's keys (and its lanes) share a Cluster slot. */
 export const queuePrefix = (prefix: string) => `{${prefix}:q}`;
+export const jobKeyPrefix = (prefix: string) => `${queuePrefix(prefix)}:${OPERATIONS_QUEUE}:`;
+
+/**
+ * A job waiting for a slot of its account sits in BullMQ's delayed set with this delay; it is woken
+ * (its delay set to when it may start) by the lane, never by polling. Should a wake-up be lost to a
+ * crash, the job wakes by itself after this long and asks its lane again.
+ */
+export const PARK_MS = 60 * 60_000;
 
 export interface QueueOptions {
   redis: Redis;
@@ -15,6 +24,7 @@ export interface QueueOptions {
   retentionSeconds: number;
   attempts: number;
   backoffMs: number;
+  lanes: LaneSettings;
 }
 
 export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'unknown';
@@ -32,15 +42,17 @@ export type WaitResult =
   | { state: 'failed'; failedReason: string }
   | { state: 'pending'; jobState: JobState };
 
-/** The API's side of the queue: enqueue, wait for a result, read a job. */
+/** The API's side of the queue: admit to the account's lane, enqueue, wait for a result, read a job. */
 export class OperationsQueue {
   readonly queue: Queue<JobPayload, StoredOutcome>;
+  readonly lanes: AccountLanes;
   private readonly events: QueueEvents;
-  private readonly waiters = new Map<string, (result: WaitResult) => void>();
+  private readonly waiters = new Map<string, Set<(result: WaitResult) => void>>();
 
   constructor(private readonly options: QueueOptions) {
     const prefix = queuePrefix(options.prefix);
     this.queue = new Queue(OPERATIONS_QUEUE, { connection: options.redis, prefix });
+    this.lanes = new AccountLanes(options.redis, jobKeyPrefix(options.prefix), options.lanes);
     // One event reader per process, whatever the number of waiting requests: results are dispatched
     // to in-process waiters by job id instead of one Redis subscription per request.
     this.events = new QueueEvents(OPERATIONS_QUEUE, {
@@ -61,30 +73,41 @@ export class OperationsQueue {
   }
 
   /**
-   * Enqueues a job and, when `waitMs` > 0, waits for its result up to that long. The waiter is
-   * registered before the job exists, so a result that comes back immediately is not missed.
+   * Admits the job to its account's lane, enqueues it and, when `waitMs` > 0, waits for its result
+   * up to that long. Returns the id of the job that answers: an identical pending request's, when
+   * the operation shares (`payload.dedupe`). A full lane is 429 with Retry-After.
    */
-  async run(jobId: string, payload: JobPayload, waitMs: number): Promise<WaitResult> {
-    if (waitMs <= 0) {
-      await this.add(jobId, payload);
-      return { state: 'pending', jobState: 'waiting' };
-    }
-    const settled = new Promise<WaitResult>((resolve) => this.waiters.set(jobId, resolve));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), waitMs);
+  async submit(
+    jobId: string,
+    payload: JobPayload,
+    waitMs: number,
+  ): Promise<{ jobId: string; result: WaitResult }> {
+    const lane = payload.accountId;
+    if (lane === undefined) return { jobId, result: await this.enqueue(jobId, payload, waitMs, 0) };
+    const admission = await this.lanes.admit(lane, jobId, {
+      gapped: payload.gapped === true,
+      ...(payload.dedupe === undefined ? {} : { dedupeKey: payload.dedupe }),
     });
-    try {
-      await this.add(jobId, payload);
-      const result = await Promise.race([settled, timeout]);
-      if (result !== 'timeout') return result;
-      // Read the job once: its result may have landed between two event reads.
-      const view = await this.get(jobId);
-      return view ? resultOf(view) : { state: 'pending', jobState: 'unknown' };
-    } finally {
-      clearTimeout(timer);
-      this.waiters.delete(jobId);
+    if (admission.kind === 'full') {
+      throw new GatewayError(
+        'RATE_LIMITED',
+        `account ${lane} has ${admission.backlog} requests waiting, the most it may queue; try again later`,
+        admission.retryAfterSeconds,
+      );
     }
+    if (admission.kind === 'share')
+      return { jobId: admission.jobId, result: await this.waitFor(admission.jobId, waitMs) };
+    const parked = admission.selfDelayMs === undefined;
+    const result = await this.enqueue(jobId, payload, waitMs, admission.selfDelayMs ?? PARK_MS, async () => {
+      await this.wake(admission.wakes);
+      // A slot may have freed between the admission and the add: let the lane look again.
+      if (parked) await this.wake(await this.lanes.kick(lane));
+    });
+    return { jobId, result };
+  }
+
+  wake(wakes: Wake[]): Promise<void> {
+    return wakeJobs(this.queue, wakes);
   }
 
   async get(jobId: string): Promise<JobView | null> {
@@ -104,23 +127,97 @@ export class OperationsQueue {
     await Promise.all([this.events.close(), this.queue.close()]);
   }
 
-  private async add(jobId: string, payload: JobPayload): Promise<void> {
-    await this.queue.add(payload.op, payload, {
-      jobId,
-      attempts: this.options.attempts,
-      backoff: { type: 'jitter', delay: this.options.backoffMs },
-      removeOnComplete: { age: this.options.retentionSeconds },
-      removeOnFail: { age: this.options.retentionSeconds },
+  /**
+   * Adds the job and waits. The waiter is registered before the job exists, so a result that comes
+   * back at once is not missed.
+   */
+  private async enqueue(
+    jobId: string,
+    payload: JobPayload,
+    waitMs: number,
+    delayMs: number,
+    afterAdd?: () => Promise<void>,
+  ): Promise<WaitResult> {
+    const settled = waitMs > 0 ? this.register(jobId) : undefined;
+    try {
+      await this.queue.add(payload.op, payload, {
+        jobId,
+        ...(delayMs > 0 ? { delay: delayMs } : {}),
+        attempts: this.options.attempts,
+        backoff: { type: 'jitter', delay: this.options.backoffMs },
+        removeOnComplete: { age: this.options.retentionSeconds },
+        removeOnFail: { age: this.options.retentionSeconds },
+      });
+      await afterAdd?.();
+      if (!settled) return { state: 'pending', jobState: delayMs > 0 ? 'delayed' : 'waiting' };
+      return await this.race(jobId, settled.promise, waitMs);
+    } finally {
+      settled?.dispose();
+    }
+  }
+
+  /** Waits for a job someone else added; it may have finished already. */
+  private async waitFor(jobId: string, waitMs: number): Promise<WaitResult> {
+    const settled = this.register(jobId);
+    try {
+      const view = await this.get(jobId);
+      if (!view) return { state: 'pending', jobState: 'unknown' };
+      const now = resultOf(view);
+      if (now.state !== 'pending' || waitMs <= 0) return now;
+      return await this.race(jobId, settled.promise, waitMs);
+    } finally {
+      settled.dispose();
+    }
+  }
+
+  private async race(jobId: string, settled: Promise<WaitResult>, waitMs: number): Promise<WaitResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), waitMs);
     });
+    try {
+      const result = await Promise.race([settled, timeout]);
+      if (result !== 'timeout') return result;
+      // Read the job once: its result may have landed between two event reads.
+      const view = await this.get(jobId);
+      return view ? resultOf(view) : { state: 'pending', jobState: 'unknown' };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private register(jobId: string): { promise: Promise<WaitResult>; dispose: () => void } {
+    let resolver!: (result: WaitResult) => void;
+    const promise = new Promise<WaitResult>((resolve) => {
+      resolver = resolve;
+    });
+    const set = this.waiters.get(jobId) ?? new Set();
+    set.add(resolver);
+    this.waiters.set(jobId, set);
+    return {
+      promise,
+      dispose: () => {
+        set.delete(resolver);
+        if (set.size === 0) this.waiters.delete(jobId);
+      },
+    };
   }
 
   private settle(jobId: string, result: WaitResult): void {
-    const waiter = this.waiters.get(jobId);
-    if (waiter) {
-      this.waiters.delete(jobId);
-      waiter(result);
-    }
+    const set = this.waiters.get(jobId);
+    if (!set) return;
+    this.waiters.delete(jobId);
+    for (const resolve of set) resolve(result);
   }
+}
+
+/** Sets the delay of lane-woken jobs; a job already running or gone needs nothing. */
+export async function wakeJobs(queue: Queue, wakes: Wake[]): Promise<void> {
+  await Promise.all(
+    wakes.map((wake) =>
+      new Job(queue, 'wake', null, {}, wake.jobId).changeDelay(wake.delayMs).catch(() => undefined),
+    ),
+  );
 }
 
 function normaliseState(state: string): JobState {
@@ -143,81 +240,4 @@ export function resultOf(view: JobView): WaitResult {
   if (view.state === 'completed' && view.outcome) return { state: 'completed', outcome: view.outcome };
   if (view.state === 'failed') return { state: 'failed', failedReason: view.failedReason ?? '' };
   return { state: 'pending', jobState: view.state };
-}
-
-/** Thrown by a processor for a failure that may succeed if tried again later. */
-export class RetryableError extends Error {
-  override readonly name = 'RetryableError';
-  constructor(
-    readonly error: GatewayError,
-    /** The wait the platform asked for (Retry-After), if any. */
-    readonly delayMs?: number,
-  ) {
-    super(error.toWire());
-  }
-}
-
-export interface ProcessorContext {
-  jobId: string;
-  attempt: number;
-  /** True when the job had been taken before by a worker that did not finish it (crash, stall). */
-  resumed: boolean;
-}
-
-export type Processor = (payload: JobPayload, context: ProcessorContext) => Promise<StoredOutcome>;
-
-export interface WorkerOptions {
-  redis: Redis;
-  prefix: string;
-  concurrency: number;
-  backoffMs: number;
-  onError?: (error: Error) => void;
-}
-
-/**
- * Runs `processor` for each job. Errors cross the queue as `CODE: message`: a `RetryableError` with
- * attempts left is retried with exponential backoff and jitter (or the platform's Retry-After);
- * anything else fails the job for good (`UnrecoverableError`), so nothing is retried by accident.
- */
-export function startWorker(processor: Processor, options: WorkerOptions): Worker<JobPayload, StoredOutcome> {
-  const worker = new Worker<JobPayload, StoredOutcome>(
-    OPERATIONS_QUEUE,
-    async (job: Job<JobPayload, StoredOutcome>) => {
-      const context: ProcessorContext = {
-        jobId: job.id ?? '',
-        attempt: job.attemptsMade + 1,
-        resumed: (job.attemptsStarted ?? 0) > job.attemptsMade + 1,
-      };
-      try {
-        return await processor(job.data, context);
-      } catch (error) {
-        if (error instanceof RetryableError) {
-          const attemptsLeft = (job.opts.attempts ?? 1) - (job.attemptsMade + 1);
-          if (attemptsLeft > 0) throw error;
-          throw new UnrecoverableError(error.error.toWire());
-        }
-        if (error instanceof GatewayError) throw new UnrecoverableError(error.toWire());
-        options.onError?.(error as Error);
-        throw new UnrecoverableError(
-          new GatewayError('INTERNAL', 'the gateway failed to run the operation').toWire(),
-        );
-      }
-    },
-    {
-      connection: options.redis,
-      prefix: queuePrefix(options.prefix),
-      concurrency: options.concurrency,
-      autorun: false,
-      settings: {
-        backoffStrategy: (attemptsMade, _type, error) => {
-          const asked = error instanceof RetryableError ? error.delayMs : undefined;
-          const exponential = options.backoffMs * 2 ** Math.max(0, attemptsMade - 1);
-          // Full jitter spreads retries of many jobs so they do not return together.
-          const jittered = Math.round(exponential / 2 + Math.random() * (exponential / 2));
-          return Math.max(asked ?? 0, jittered);
-        },
-      },
-    },
-  );
-  return worker;
 }
