@@ -2,7 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 // The package's own config: the root one needs a global setup (Redis, the sandbox) that these tests,
 // which start their own HTTP server, do not use.
-// biome-ignore lint/style/noDefaultExport: vitest reads its config from the default export
 export default defineConfig({
   test: {
     root: import.meta.dirname,

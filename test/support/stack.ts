@@ -12,6 +12,8 @@ export interface TestStack {
   simUrl: string;
   prefix: string;
   redis: Redis;
+  /** The gateway's environment, for processes a test starts itself. */
+  env: Record<string, string>;
   /** A key of tenant `t1` and one of tenant `t2`. */
   keys: { t1: string; t2: string };
   fixtures: SimFixtures;
@@ -44,7 +46,7 @@ export async function startStack(
   const prefix = `cgt-${randomId(8)}`;
   const sim = await buildSim({ logLevel: 'silent', ...options.sim });
   const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
-  const config = loadGatewayConfig({
+  const env: Record<string, string> = {
     REDIS_URL: redisUrl,
     REDIS_PREFIX: prefix,
     ENCRYPTION_KEY: generateKey(),
@@ -57,7 +59,8 @@ export async function startStack(
     ACCOUNT_RATE_PER_MINUTE: '60000',
     MEDIA_STATS_GAP_MS: '0',
     ...options.env,
-  });
+  };
+  const config = loadGatewayConfig(env);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'test' });
   const api: FastifyInstance = await createApi(config, logger);
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
@@ -82,6 +85,7 @@ export async function startStack(
     simUrl,
     prefix,
     redis,
+    env,
     keys,
     fixtures,
     startWorker,

@@ -6,7 +6,10 @@ import { validationMessage } from './validation';
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request, reply) => {
     const gatewayError = toGatewayError(error);
-    if (gatewayError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    // The platform's failures (502/503) are the platform's story; only our own 500s are errors here.
+    if (gatewayError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+    else if (gatewayError.statusCode >= 500)
+      request.log.warn({ code: gatewayError.code }, 'request failed upstream');
     if (gatewayError.retryAfterSeconds !== undefined)
       reply.header('retry-after', String(gatewayError.retryAfterSeconds));
     return reply.status(gatewayError.statusCode).send(errorBody(gatewayError, request.id));

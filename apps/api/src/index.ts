@@ -4,7 +4,6 @@ import { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, createStore } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
-import type { ApiContext } from './context';
 import { buildApi } from './server';
 
 export { buildApi } from './server';

@@ -30,6 +30,7 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     backoffMs: config.JOB_BACKOFF_MS,
     lanes: laneSettings(config),
     retentionSeconds: config.JOB_RETENTION_SECONDS,
+    lockMs: config.WORKER_LOCK_MS,
     onError: (error) => log.error({ err: error }, 'operation failed unexpectedly'),
   });
   const { worker } = operations;

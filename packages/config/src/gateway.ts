@@ -48,6 +48,7 @@ export const GatewayEnv = Type.Object({
   JOB_ATTEMPTS: Int(4, 'attempts for retryable failures (first try included)', 1),
   JOB_BACKOFF_MS: Int(500, 'base of the exponential backoff', 10),
   SHUTDOWN_GRACE_MS: Int(10_000, 'SIGTERM: how long in-flight jobs may take to finish'),
+  WORKER_LOCK_MS: Int(30_000, 'a job whose worker stops renewing its lock this long is taken over', 1_000),
   ACCOUNT_CONCURRENCY: Int(2, 'platform calls in flight per connected account, across all workers', 1),
   ACCOUNT_RATE_PER_MINUTE: Int(300, 'platform calls started per account per minute, evenly spaced', 1),
   MEDIA_STATS_GAP_MS: Int(60_000, 'least time between two chat media-stats calls of one account'),

@@ -1,14 +1,53 @@
 import { accountsByIds } from './accounts-by-ids/operation';
+import { chatMediaStats } from './chat-media-stats/operation';
+import { chatsUnread } from './chats-unread/operation';
 import { connect } from './connect/operation';
 import type { OperationDef, OperationSchemas } from './define';
+import { earningsTransactions } from './earnings-transactions/operation';
+import { following } from './following/operation';
+import { listsAddUser } from './lists-add-user/operation';
+import { listsCreate } from './lists-create/operation';
+import { listsRead } from './lists-read/operation';
+import { massMessagesScheduled } from './mass-messages-scheduled/operation';
 import { me } from './me/operation';
+import { messagesLike } from './messages-like/operation';
+import { payoutDelete } from './payout-delete/operation';
+import { postsCreate } from './posts-create/operation';
+import { postsWalls } from './posts-walls/operation';
+import { subscribers } from './subscribers/operation';
+import { trackingLinksCreate } from './tracking-links-create/operation';
+import { trackingLinksUpdate } from './tracking-links-update/operation';
+import { vaultAlbumDelete } from './vault-album-delete/operation';
+import { vaultAlbums } from './vault-albums/operation';
 import { verifyTwofa } from './verify-2fa/operation';
 
 /**
  * Every gateway operation, one line each. The API builds its routes from this list and the worker
  * its handlers, so an operation cannot exist on one side only.
  */
-export const operations = [connect, verifyTwofa, accountsByIds, me] as const satisfies readonly OperationDef<
+export const operations = [
+  connect,
+  verifyTwofa,
+  accountsByIds,
+  me,
+  listsCreate,
+  listsAddUser,
+  listsRead,
+  chatMediaStats,
+  chatsUnread,
+  messagesLike,
+  payoutDelete,
+  vaultAlbums,
+  vaultAlbumDelete,
+  trackingLinksCreate,
+  trackingLinksUpdate,
+  massMessagesScheduled,
+  postsCreate,
+  postsWalls,
+  subscribers,
+  following,
+  earningsTransactions,
+] as const satisfies readonly OperationDef<
   // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own precise schemas
   any
 >[];

@@ -160,9 +160,9 @@ export class OperationsQueue {
   private async waitFor(jobId: string, waitMs: number): Promise<WaitResult> {
     const settled = this.register(jobId);
     try {
+      // Absent: its adder is about to add it; the registered waiter hears its result either way.
       const view = await this.get(jobId);
-      if (!view) return { state: 'pending', jobState: 'unknown' };
-      const now = resultOf(view);
+      const now: WaitResult = view ? resultOf(view) : { state: 'pending', jobState: 'waiting' };
       if (now.state !== 'pending' || waitMs <= 0) return now;
       return await this.race(jobId, settled.promise, waitMs);
     } finally {

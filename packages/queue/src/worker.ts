@@ -37,6 +37,8 @@ export interface WorkerOptions {
   lanes: LaneSettings;
   /** How long write marks are kept (the job retention). */
   retentionSeconds: number;
+  /** A job whose worker stops renewing its lock this long is taken over by another (stalled). */
+  lockMs: number;
   onError?: (error: Error) => void;
 }
 
@@ -122,6 +124,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       connection: options.redis,
       prefix: queuePrefix(options.prefix),
       concurrency: options.concurrency,
+      lockDuration: options.lockMs,
+      stalledInterval: options.lockMs,
       autorun: false,
       settings: {
         backoffStrategy: (attemptsMade, _type, error) => {

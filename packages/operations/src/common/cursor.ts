@@ -10,7 +10,11 @@ export const offsetCursor = {
   decode: (cursor: string | undefined): number => {
     if (cursor === undefined || cursor === '') return 0;
     const match = /^o(\d{1,9})$/.exec(cursor);
-    if (!match) throw new GatewayError('BAD_REQUEST', 'The cursor query parameter is not a cursor this endpoint returned');
+    if (!match)
+      throw new GatewayError(
+        'BAD_REQUEST',
+        'The cursor query parameter is not a cursor this endpoint returned',
+      );
     return Number(match[1]);
   },
   /** Checks a cursor before enqueueing; returns the reason for a 400, if any. */

@@ -5,7 +5,8 @@
 local id, gappedArg, maxBacklog, dedupeKey, dedupeTtl = ARGV[9], ARGV[10] == '1', tonumber(ARGV[11]), ARGV[12], ARGV[13]
 if dedupeKey ~= '' then
   local existing = rcall('GET', dedupeKey)
-  if existing and exists(existing) then
+  -- Unfinished (still in the lane's jobs), even if its adder has not added it to BullMQ yet.
+  if existing and rcall('ZSCORE', JOBS, existing) then
     return { 'share', existing }
   end
 end

@@ -1,0 +1,86 @@
+import { Upstream } from '@cg/contract';
+import { type Static, Type } from 'typebox';
+import { idCursor, splitPage } from '../common/id-cursor';
+import { coerce } from '../common/profile';
+import { AccountParams, Nullable } from '../common/schemas';
+import { defineOperation, upstreamData } from '../define';
+
+/** Interactions per page. The contract sets no page size; one extra is fetched to see if more exist. */
+export const UNREAD_PAGE_SIZE = 50;
+
+const CURSOR_RULE = 'must be the messageId of the last item of the previous page';
+
+/** Unread message interaction (response.messageInteractions[]). */
+export const UnreadMessageInteraction = Type.Object({
+  messageId: Type.String(),
+  groupId: Type.String({ description: 'chat group id' }),
+  userId: Type.String({ description: 'partner user' }),
+  deliveredAt: Type.Number({ description: 'Unix ms' }),
+  readAt: Nullable(Type.Number({ description: 'Unix ms' })),
+  deletedAt: Nullable(Type.Number({ description: 'Unix ms' })),
+  attachments: Type.Array(Type.Unknown()),
+  validMessage: Type.Boolean(),
+});
+export type UnreadMessageInteraction = Static<typeof UnreadMessageInteraction>;
+
+const { obj, arr, str, num, bool } = coerce;
+// Interaction times are Unix ms upstream already (docs/upstream-decisions.md: only post and message
+// createdAt are seconds), so they pass through unconverted.
+const nullableMs = (value: unknown): number | null =>
+  value === undefined || value === null ? null : num(value);
+
+function toInteraction(value: unknown): UnreadMessageInteraction {
+  const raw = obj(value);
+  return {
+    messageId: str(raw.messageId),
+    groupId: str(raw.groupId),
+    userId: str(raw.userId),
+    deliveredAt: num(raw.deliveredAt),
+    readAt: nullableMs(raw.readAt),
+    deletedAt: nullableMs(raw.deletedAt),
+    attachments: Array.isArray(raw.attachments) ? raw.attachments : [],
+    // Absent means the platform did not flag it: a message it lists as unread is taken as valid.
+    validMessage: raw.validMessage === undefined ? true : bool(raw.validMessage),
+  };
+}
+
+export const chatsUnread = defineOperation({
+  name: 'chats-unread',
+  method: 'GET',
+  path: '/:accountId/chats/unread',
+  summary: 'Unread message interactions across all chats, newest first',
+  tags: ['chats'],
+  session: 'path',
+  write: false,
+  successStatus: 200,
+  schemas: {
+    params: AccountParams,
+    querystring: Type.Object({
+      cursor: Type.Optional(
+        Type.String({ description: 'the messageId of the last item of the previous response' }),
+      ),
+    }),
+    data: Upstream(
+      Type.Object({
+        total: Type.Number({ description: 'number of all unread messages, not of this page' }),
+        messageInteractions: Type.Array(UnreadMessageInteraction),
+      }),
+      { inner: { nextCursor: Nullable(Type.String()) } },
+    ),
+  },
+  check: ({ query }) => idCursor.check(query.cursor, CURSOR_RULE),
+  run: async ({ query }, { call }) => {
+    const fetched = obj(
+      await call('messageUnread', {
+        // `before` is a message id: interactions strictly older than it.
+        query: { before: idCursor.toUpstream(query.cursor), limit: UNREAD_PAGE_SIZE + 1 },
+      }),
+    );
+    const page = splitPage(arr(fetched.messageInteractions).map(toInteraction), UNREAD_PAGE_SIZE);
+    const last = page.items.at(-1);
+    return upstreamData(
+      { total: num(fetched.total), messageInteractions: page.items },
+      { nextCursor: page.more && last ? last.messageId : null },
+    );
+  },
+});

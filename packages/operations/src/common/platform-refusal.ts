@@ -1,0 +1,18 @@
+import { GatewayError } from '@cg/contract';
+import { PlatformError } from '@cg/platform-client';
+
+/**
+ * Runs one platform call and names the platform's 403 ("action not allowed") for the caller. The
+ * worker's generic FORBIDDEN_ACTION message cannot say which rule was hit; the operation knows, as its
+ * call can be refused for one reason only (a standard album, the default tracking link).
+ */
+export async function refusedAs<T>(message: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof PlatformError && error.kind === 'forbidden') {
+      throw new GatewayError('FORBIDDEN_ACTION', message);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+import { Upstream } from '@cg/contract';
+import { Type } from 'typebox';
+import { idCursor, splitPage } from '../common/id-cursor';
+import { ListMemberWithSortId, toListMemberWithSortId } from '../common/list-member';
+import { coerce } from '../common/profile';
+import { AccountParams } from '../common/schemas';
+import { defineOperation, upstreamData } from '../define';
+
+/** Members per page. The contract sets no page size; one extra is fetched to see if more exist. */
+export const LIST_PAGE_SIZE = 50;
+/** The platform's list order (by sortId, oldest addition first); it is what `after` pages over. */
+const SORT_MODE = 3;
+
+const CURSOR_RULE = 'must be the nextCursor of a previous page of this list';
+
+export const listsRead = defineOperation({
+  name: 'lists-read',
+  method: 'GET',
+  path: '/:accountId/lists/:listId',
+  summary: 'The fans of a list, oldest addition first',
+  tags: ['lists'],
+  session: 'path',
+  write: false,
+  successStatus: 200,
+  notFoundMessage: 'the list does not exist on this account',
+  schemas: {
+    params: Type.Object({
+      ...AccountParams.properties,
+      listId: Type.String({ minLength: 1, maxLength: 64, description: 'id of the list' }),
+    }),
+    querystring: Type.Object({
+      cursor: Type.Optional(
+        Type.String({ description: 'nextCursor of the previous page (the last member’s sortId)' }),
+      ),
+    }),
+    // nextCursor is typed string only in the contract: "" marks the last page.
+    data: Upstream(Type.Array(ListMemberWithSortId), { inner: { nextCursor: Type.String() } }),
+  },
+  check: ({ query }) => idCursor.check(query.cursor, CURSOR_RULE),
+  run: async ({ params, query }, { call }) => {
+    const fetched = await call('listItemsRead', {
+      query: {
+        listId: params.listId,
+        limit: LIST_PAGE_SIZE + 1,
+        after: idCursor.toUpstream(query.cursor),
+        sortMode: SORT_MODE,
+      },
+    });
+    const page = splitPage(coerce.arr(fetched).map(toListMemberWithSortId), LIST_PAGE_SIZE);
+    const last = page.items.at(-1);
+    return upstreamData(page.items, { nextCursor: page.more && last ? last.sortId : '' });
+  },
+});

@@ -1,0 +1,48 @@
+import { Upstream } from '@cg/contract';
+import { Type } from 'typebox';
+import { refusedAs } from '../common/platform-refusal';
+import { AccountParams } from '../common/schemas';
+import { DESCRIPTION_MAX, LABEL_MAX, TrackingLink, toTrackingLink } from '../common/tracking-link';
+import { defineOperation, upstreamData } from '../define';
+
+export const trackingLinksUpdate = defineOperation({
+  name: 'tracking-links-update',
+  method: 'PUT',
+  path: '/:accountId/tracking-links',
+  summary: 'Update the label or description of a tracking link',
+  tags: ['tracking-links'],
+  session: 'path',
+  write: true,
+  successStatus: 200,
+  successMessage: 'Tracking link updated successfully',
+  notFoundMessage: 'tracking link not found: no link with this id on the account',
+  schemas: {
+    params: AccountParams,
+    body: Type.Object({
+      id: Type.String({ minLength: 1, maxLength: 64, description: 'id of the tracking link' }),
+      label: Type.Optional(Type.String({ minLength: 1, maxLength: LABEL_MAX })),
+      description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })),
+    }),
+    data: Upstream(TrackingLink),
+  },
+  check: ({ body }) => {
+    if (body.id.trim() === '') return 'id must not be blank: the id of a tracking link';
+    if (body.label !== undefined && body.label.trim() === '') return 'label must not be blank';
+    return undefined;
+  },
+  run: async ({ body }, { call }) => {
+    // The default link's type is only known to the platform, so its 403 is the rule's answer here.
+    const link = await refusedAs(
+      'the default tracking link (type 1, the platform’s search link) is reserved and cannot be edited',
+      () =>
+        call('trackingLinkUpsert', {
+          body: {
+            id: body.id,
+            ...(body.label === undefined ? {} : { label: body.label }),
+            ...(body.description === undefined ? {} : { description: body.description }),
+          },
+        }),
+    );
+    return upstreamData(toTrackingLink(link));
+  },
+});

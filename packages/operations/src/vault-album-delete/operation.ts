@@ -1,0 +1,35 @@
+import { Upstream } from '@cg/contract';
+import { Type } from 'typebox';
+import { refusedAs } from '../common/platform-refusal';
+import { AccountParams } from '../common/schemas';
+import { DeletedVaultAlbum, toDeletedVaultAlbum } from '../common/vault-album';
+import { defineOperation, upstreamData } from '../define';
+
+export const vaultAlbumDelete = defineOperation({
+  name: 'vault-album-delete',
+  method: 'DELETE',
+  path: '/:accountId/vault/albums/:albumId',
+  summary: 'Permanently delete a user vault album',
+  tags: ['vault'],
+  session: 'path',
+  write: true,
+  successStatus: 200,
+  notFoundMessage: 'album not found: no album with this albumId on the account, or it is already deleted',
+  schemas: {
+    params: Type.Object({
+      ...AccountParams.properties,
+      // Any text the platform could name an album by; an id it does not know is its 404, not ours.
+      albumId: Type.String({ minLength: 1, maxLength: 64, description: 'id of a user album' }),
+    }),
+    data: Upstream(DeletedVaultAlbum),
+  },
+  check: ({ params }) =>
+    params.albumId.trim() === '' ? 'albumId must not be blank: the id of a user album' : undefined,
+  run: async ({ params }, { call }) => {
+    const album = await refusedAs(
+      'standard albums (All, Posts, Messages) cannot be deleted; only user albums can',
+      () => call('vaultAlbumDelete', { body: { albumId: params.albumId } }),
+    );
+    return upstreamData(toDeletedVaultAlbum(album));
+  },
+});

@@ -1,0 +1,34 @@
+import { Upstream } from '@cg/contract';
+import { Type } from 'typebox';
+import { coerce } from '../common/profile';
+import { AccountParams } from '../common/schemas';
+import { toVaultAlbum, toVaultMedia, VaultAlbum, VaultMedia } from '../common/vault-album';
+import { defineOperation, upstreamData } from '../define';
+
+export const VaultAlbumsResponse = Type.Object({
+  albums: Type.Array(VaultAlbum),
+  aggregationData: Type.Object({ media: Type.Array(VaultMedia) }),
+});
+
+export const vaultAlbums = defineOperation({
+  name: 'vault-albums',
+  method: 'GET',
+  path: '/:accountId/vault/albums',
+  summary: 'List the vault albums (standard All, Posts, Messages first, then user albums)',
+  tags: ['vault'],
+  session: 'path',
+  write: false,
+  successStatus: 200,
+  schemas: {
+    params: AccountParams,
+    data: Upstream(VaultAlbumsResponse),
+  },
+  // The platform answers every album in one call (no paging upstream), so neither does the gateway.
+  run: async (_input, { call }) => {
+    const raw = coerce.obj(await call('vaultAlbums'));
+    return upstreamData({
+      albums: coerce.arr(raw.albums).map(toVaultAlbum),
+      aggregationData: { media: coerce.arr(coerce.obj(raw.aggregationData).media).map(toVaultMedia) },
+    });
+  },
+});

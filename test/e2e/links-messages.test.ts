@@ -1,0 +1,347 @@
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreatedTrackingLink, TrackingLink } from '../../packages/operations/src/common/tracking-link';
+import {
+  massMessagesScheduled,
+  RecipientGroup,
+  ScheduledMassMessage,
+} from '../../packages/operations/src/mass-messages-scheduled/operation';
+import { trackingLinksCreate } from '../../packages/operations/src/tracking-links-create/operation';
+import { trackingLinksUpdate } from '../../packages/operations/src/tracking-links-update/operation';
+import { connectAccount, runCommonRouteTests } from '../support/common';
+import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+let demoId: string;
+
+beforeAll(async () => {
+  stack = await startStack({ sim: { mediaOfferGapMs: 0 } });
+  demoId = await connectAccount(stack, 'creator_demo');
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+// ---- the sandbox itself, over HTTP with its documented headers: the reference the gateway is held to
+
+let simSessionToken: string | undefined;
+
+async function simJson(path: string, init: RequestInit = {}): Promise<any> {
+  const response = await fetch(`${stack.simUrl}${path}`, init);
+  const body = (await response.json()) as any;
+  if (!response.ok || body.success === false) throw new Error(`sandbox ${path}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** GET of the sandbox's own API as creator_demo; resolves with the envelope's `response`. */
+async function simGet(path: string): Promise<any> {
+  if (simSessionToken === undefined) {
+    const demo = account(stack, 'creator_demo');
+    const login = await simJson('/api/v1/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: demo.username, password: demo.password, deviceId: '1' }),
+    });
+    simSessionToken = login.response.session.token as string;
+  }
+  const body = await simJson(`/api/v1${path}`, {
+    headers: {
+      authorization: simSessionToken,
+      'fansly-client-id': '1',
+      'fansly-client-ts': String(Date.now()),
+      'fansly-client-check': 'x',
+    },
+  });
+  return body.response;
+}
+
+const simLinks = async (): Promise<any[]> => simGet('/trackinglinks');
+
+// ---- shared assertions
+
+function expectEnvelope(body: any, statusCode: number, message = 'Success') {
+  expect(body.statusCode).toBe(statusCode);
+  expect(body.message).toBe(message);
+  expect(body.data.status_code).toBe(200);
+  expect(body.data.data.success).toBe(true);
+  expect(typeof body.timestamp).toBe('string');
+  expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+}
+
+function expectError(response: { status: number; body: any }, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.body).toMatchObject({ statusCode: status, code });
+  expect(typeof response.body.message).toBe('string');
+  expect(typeof response.body.error).toBe('string');
+}
+
+function expectBadRequest(response: { status: number; body: any }, field: string) {
+  expectError(response, 400, 'BAD_REQUEST');
+  expect(response.body.error).toBe('Bad Request');
+  expect(response.body.message).toContain(field);
+}
+
+function errors(schema: TSchema, value: unknown) {
+  return [...Value.Errors(schema, value)].map((e) => `${e.instancePath} ${e.message}`);
+}
+
+const CREATED_KEYS = Object.keys(CreatedTrackingLink.properties).sort();
+const LINK_KEYS = Object.keys(TrackingLink.properties).sort();
+
+/** The contract's view of a platform link: totals from mills to cents, the rest as is. */
+function expectedLink(upstream: any) {
+  return {
+    id: upstream.id,
+    accountId: upstream.accountId,
+    internalId: upstream.internalId,
+    type: upstream.type,
+    status: upstream.status,
+    label: upstream.label,
+    description: upstream.description,
+    metadata: upstream.metadata,
+    createdAt: upstream.createdAt,
+    clicks: upstream.clicks,
+    claims: upstream.claims,
+    follows: upstream.follows,
+    subscriptions: upstream.subscriptions,
+    totalNet: Math.round(upstream.totalNet / 10),
+    totalGross: Math.round(upstream.totalGross / 10),
+  };
+}
+
+// ---- tracking links
+
+let createdId: string;
+
+describe('POST /{account_id}/tracking-links', () => {
+  it('creates a link: 201 with id, accountId, internalId, type, status, label, description', async () => {
+    const demo = account(stack, 'creator_demo');
+    const before = await simLinks();
+    const response = await gw(stack, 'POST', `/${demoId}/tracking-links`, {
+      body: { label: 'Spring promo', description: 'IG story' },
+    });
+    expect(response.status).toBe(201);
+    expectEnvelope(response.body, 201);
+    expect(errors(trackingLinksCreate.schemas.data, response.body.data)).toEqual([]);
+    const link = response.body.data.data.response;
+    expect(errors(CreatedTrackingLink, link)).toEqual([]);
+    expect(Object.keys(link).sort()).toEqual(CREATED_KEYS);
+    expect(link).toMatchObject({
+      accountId: demo.platformAccountId,
+      label: 'Spring promo',
+      description: 'IG story',
+    });
+    expect(link.type).not.toBe(1);
+    expect(link.internalId).toBe(Math.max(...before.map((l) => l.internalId)) + 1);
+    expect(before.map((l) => l.id)).not.toContain(link.id);
+    createdId = link.id;
+
+    // Visible on the platform: the next read lists it with the same identity.
+    const after = await simLinks();
+    const stored = after.find((l) => l.id === link.id);
+    expect(stored).toBeDefined();
+    expect(stored).toMatchObject(link);
+    expect(after).toHaveLength(before.length + 1);
+  });
+
+  it('creates a link without a description (an empty description)', async () => {
+    const response = await gw(stack, 'POST', `/${demoId}/tracking-links`, { body: { label: 'Bio link' } });
+    expect(response.status).toBe(201);
+    expect(response.body.data.data.response).toMatchObject({ label: 'Bio link', description: '' });
+    expect((await simLinks()).some((l) => l.id === response.body.data.data.response.id)).toBe(true);
+  });
+
+  it('answers 400 naming the field for bad bodies, before enqueueing', async () => {
+    const keys = (await scanKeys(stack.redis, stack.prefix)).sort();
+    const count = (await simLinks()).length;
+    const create = (body?: unknown) => gw(stack, 'POST', `/${demoId}/tracking-links`, { body });
+    expectBadRequest(await create({}), 'label');
+    expectBadRequest(await create({ description: 'no label' }), 'label');
+    expectBadRequest(await create({ label: '' }), 'label');
+    expectBadRequest(await create({ label: '   ' }), 'label');
+    expectBadRequest(await create({ label: 42 }), 'label');
+    expectBadRequest(await create({ label: 'x'.repeat(101) }), 'label');
+    expectBadRequest(await create({ label: 'ok', description: 7 }), 'description');
+    expectBadRequest(await create({ label: 'ok', description: 'x'.repeat(501) }), 'description');
+    expect((await create()).status).toBe(400);
+    expect((await scanKeys(stack.redis, stack.prefix)).sort()).toEqual(keys);
+    expect(await simLinks()).toHaveLength(count);
+  });
+
+  runCommonRouteTests(
+    () => stack,
+    { method: 'POST', path: '/{accountId}/tracking-links', body: { label: 'Common route test' } },
+    () => demoId,
+  );
+});
+
+describe('PUT /{account_id}/tracking-links', () => {
+  it('updates label and description: the full link with counters, visible on the next read', async () => {
+    const response = await gw(stack, 'PUT', `/${demoId}/tracking-links`, {
+      body: { id: createdId, label: 'Summer promo', description: 'TikTok bio' },
+    });
+    expect(response.status).toBe(200);
+    expectEnvelope(response.body, 200, 'Tracking link updated successfully');
+    expect(errors(trackingLinksUpdate.schemas.data, response.body.data)).toEqual([]);
+    const link = response.body.data.data.response;
+    expect(errors(TrackingLink, link)).toEqual([]);
+    expect(Object.keys(link).sort()).toEqual(LINK_KEYS);
+    expect(link).toMatchObject({ id: createdId, label: 'Summer promo', description: 'TikTok bio' });
+    expect(JSON.parse(link.metadata)).toBeTypeOf('object');
+
+    const stored = (await simLinks()).find((l) => l.id === createdId);
+    expect(stored).toMatchObject({ label: 'Summer promo', description: 'TikTok bio' });
+    expect(link).toEqual(expectedLink(stored));
+  });
+
+  it('changes only what is sent: a description-only update keeps the label', async () => {
+    const response = await gw(stack, 'PUT', `/${demoId}/tracking-links`, {
+      body: { id: createdId, description: 'Twitter pin' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.data.data.response).toMatchObject({
+      label: 'Summer promo',
+      description: 'Twitter pin',
+    });
+    const labelOnly = await gw(stack, 'PUT', `/${demoId}/tracking-links`, {
+      body: { id: createdId, label: 'Autumn promo' },
+    });
+    expect(labelOnly.body.data.data.response).toMatchObject({
+      label: 'Autumn promo',
+      description: 'Twitter pin',
+    });
+  });
+
+  it('gives the counters of a seeded link, totals converted from mills to cents', async () => {
+    const seeded =
+      (await simLinks()).find((l) => l.type !== 1 && l.totalNet % 10 !== 0 && l.totalGross > 0) ??
+      (await simLinks()).find((l) => l.type !== 1 && l.totalGross > 0);
+    expect(seeded).toBeDefined();
+    const response = await gw(stack, 'PUT', `/${demoId}/tracking-links`, {
+      body: { id: seeded.id, label: `${seeded.label} (edited)` },
+    });
+    expect(response.status).toBe(200);
+    const link = response.body.data.data.response;
+    const stored = (await simLinks()).find((l) => l.id === seeded.id);
+    expect(link).toEqual(expectedLink(stored));
+    expect(link.clicks).toBeGreaterThan(0);
+    expect(link.totalGross).toBe(Math.round(seeded.totalGross / 10));
+    expect(link.totalNet).toBe(Math.round(seeded.totalNet / 10));
+    expect(link.createdAt).toBe(seeded.createdAt);
+    expect(link.createdAt).toBeGreaterThan(1_000_000_000_000);
+  });
+
+  it('refuses to edit the default type-1 link with 403 FORBIDDEN_ACTION naming the rule', async () => {
+    const defaultId = account(stack, 'creator_demo').defaultTrackingLinkId as string;
+    const before = (await simLinks()).find((l) => l.id === defaultId);
+    expect(before.type).toBe(1);
+    const response = await gw(stack, 'PUT', `/${demoId}/tracking-links`, {
+      body: { id: defaultId, label: 'Hijacked' },
+    });
+    expectError(response, 403, 'FORBIDDEN_ACTION');
+    expect(response.body.error).toBe('Forbidden');
+    expect(response.body.message).toMatch(/default tracking link/);
+    expect((await simLinks()).find((l) => l.id === defaultId)).toEqual(before);
+  });
+
+  it('answers 404 for an unknown link', async () => {
+    const response = await gw(stack, 'PUT', `/${demoId}/tracking-links`, {
+      body: { id: '999999999999999999', label: 'Nobody' },
+    });
+    expectError(response, 404, 'NOT_FOUND');
+    expect(response.body.message).toContain('tracking link');
+  });
+
+  it('answers 400 naming the field for bad bodies, before enqueueing', async () => {
+    const keys = (await scanKeys(stack.redis, stack.prefix)).sort();
+    const update = (body?: unknown) => gw(stack, 'PUT', `/${demoId}/tracking-links`, { body });
+    expectBadRequest(await update({ label: 'no id' }), 'id');
+    expectBadRequest(await update({ id: 5, label: 'x' }), 'id');
+    expectBadRequest(await update({ id: '', label: 'x' }), 'id');
+    expectBadRequest(await update({ id: '  ', label: 'x' }), 'id');
+    expectBadRequest(await update({ id: createdId, label: '' }), 'label');
+    expectBadRequest(await update({ id: createdId, label: '  ' }), 'label');
+    expectBadRequest(await update({ id: createdId, label: 'x'.repeat(101) }), 'label');
+    expectBadRequest(await update({ id: createdId, description: false }), 'description');
+    expect((await update()).status).toBe(400);
+    expect((await scanKeys(stack.redis, stack.prefix)).sort()).toEqual(keys);
+  });
+
+  runCommonRouteTests(
+    () => stack,
+    { method: 'PUT', path: '/{accountId}/tracking-links', body: { id: '999999999999999999', label: 'x' } },
+    () => demoId,
+  );
+});
+
+// ---- scheduled mass messages
+
+describe('GET /{account_id}/mass-messaging/scheduled', () => {
+  it('lists the scheduled mass messages and their recipient groups as the platform has them', async () => {
+    const demo = account(stack, 'creator_demo');
+    const response = await gw(stack, 'GET', `/${demoId}/mass-messaging/scheduled`);
+    expect(response.status).toBe(200);
+    expectEnvelope(response.body, 200);
+    expect(errors(massMessagesScheduled.schemas.data, response.body.data)).toEqual([]);
+    const { scheduledBroadcastMessages: messages, groups } = response.body.data.data.response;
+    expect(messages.length).toBeGreaterThanOrEqual(3);
+    for (const message of messages) {
+      expect(errors(ScheduledMassMessage, message)).toEqual([]);
+      expect(Object.keys(message).sort()).toEqual(Object.keys(ScheduledMassMessage.properties).sort());
+    }
+    for (const group of groups) expect(errors(RecipientGroup, group)).toEqual([]);
+
+    const upstream = await simGet('/message/broadcast/scheduled');
+    expect(messages).toEqual(
+      upstream.scheduledBroadcastMessages.map((m: any) => ({
+        id: m.id,
+        groupId: m.groupId,
+        accountId: m.accountId,
+        status: m.status,
+        messageTemplate: m.messageTemplate,
+        version: m.version,
+        scheduledFor: m.scheduledFor,
+      })),
+    );
+    expect(groups).toEqual(upstream.groups);
+
+    for (const message of messages) {
+      expect(message.accountId).toBe(demo.platformAccountId);
+      // scheduledFor is Unix ms, in the future of the sandbox's day; the template is JSON text.
+      expect(message.scheduledFor).toBeGreaterThan(Date.now() - 86_400_000);
+      expect(message.scheduledFor).toBeGreaterThan(1_000_000_000_000);
+      const template = JSON.parse(message.messageTemplate);
+      expect(Object.keys(template).sort()).toEqual(
+        [
+          'type',
+          'attachments',
+          'content',
+          'groupId',
+          'senderId',
+          'scheduledFor',
+          'clientCreatedAt',
+          'gatewayMetadata',
+        ].sort(),
+      );
+      expect(template.groupId).toBe(message.groupId);
+      expect(template.scheduledFor).toBe(message.scheduledFor);
+      const group = groups.find((g: any) => g.id === message.groupId);
+      expect(group).toBeDefined();
+      expect(group.createdBy).toBe(demo.platformAccountId);
+      expect(group.users.length).toBeGreaterThan(0);
+      expect(group.recipients.length).toBeGreaterThan(0);
+      for (const recipient of group.recipients) expect(recipient.groupId).toBe(group.id);
+    }
+  });
+
+  it('answers 400 naming accountId when it is not a service account id', async () => {
+    expectBadRequest(await gw(stack, 'GET', '/bad-account/mass-messaging/scheduled'), 'accountId');
+  });
+
+  runCommonRouteTests(
+    () => stack,
+    { method: 'GET', path: '/{accountId}/mass-messaging/scheduled' },
+    () => demoId,
+  );
+});

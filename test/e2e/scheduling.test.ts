@@ -1,0 +1,329 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectAccount } from '../support/common';
+import { eventually, sleep, spawnWorker } from '../support/processes';
+import { clearFaults, injectFault, observations, resetObservations } from '../support/sim';
+import { account, gw, startStack, type TestStack } from '../support/stack';
+
+// Per-account scheduling (docs/scheduling.md), observed from the sandbox's side.
+const GAP_MS = 1_500;
+const BACKLOG = 60;
+let stack: TestStack;
+let hot: string;
+let cold: string;
+let hotPlatformId: string;
+
+beforeAll(async () => {
+  stack = await startStack({
+    env: {
+      ACCOUNT_CONCURRENCY: '2',
+      MEDIA_STATS_GAP_MS: String(GAP_MS),
+      ACCOUNT_MAX_BACKLOG: String(BACKLOG),
+      WORKER_LOCK_MS: '2000',
+      JOB_BACKOFF_MS: '100',
+    },
+    sim: { mediaOfferGapMs: GAP_MS },
+  });
+  hot = await connectAccount(stack, 'creator_demo');
+  cold = await connectAccount(stack, 'creator_2fa');
+  hotPlatformId = account(stack, 'creator_demo').platformAccountId;
+});
+afterEach(async () => {
+  await clearFaults(stack);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function finished(statusUrl: string, key = stack.keys.t1, timeoutMs = 30_000) {
+  return eventually(
+    async () => {
+      const response = await fetch(statusUrl, { headers: { 'x-api-key': key } });
+      return response.status === 202
+        ? undefined
+        : { status: response.status, body: (await response.json()) as any };
+    },
+    timeoutMs,
+    'job finished',
+  );
+}
+
+const timed = async <T>(work: () => Promise<T>) => {
+  const started = Date.now();
+  const value = await work();
+  return { value, ms: Date.now() - started };
+};
+
+describe('per-account concurrency', () => {
+  it('keeps 50 concurrent callers of one account to 2 platform calls in flight', async () => {
+    await resetObservations(stack);
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/account/me',
+      kind: 'latency',
+      ms: 100,
+    });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => gw(stack, 'GET', `/${hot}/me`)));
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+    const seen = await observations(stack, hotPlatformId);
+    expect(seen.requests['GET /api/v1/account/me']).toBe(50);
+    expect(seen.maxInFlight).toBe(2);
+    expect(seen.served429).toBe(0);
+  });
+});
+
+describe('media-stats gap', () => {
+  it('never starts two media-stats calls of one account closer than the gap', async () => {
+    await resetObservations(stack);
+    const chats = (account(stack, 'creator_demo').chatIds as string[]).slice(0, 4);
+    const accepted = await Promise.all(
+      chats.map((chat) =>
+        gw(stack, 'GET', `/${hot}/chats/${chat}/media-stats`, { headers: { prefer: 'respond-async' } }),
+      ),
+    );
+    const results = await Promise.all(accepted.map((a) => finished(a.body.data.statusUrl)));
+    for (const result of results) {
+      expect(result.status).toBe(200);
+      // Inside the platform's gap its answers are empty: every page having items shows none was.
+      expect(result.body.data.data.response.data.length).toBeGreaterThan(0);
+    }
+    const seen = await observations(stack, hotPlatformId);
+    expect(seen.requests['GET /api/v1/mediaoffers/location']).toBe(chats.length);
+    expect(seen.minMediaOfferGapMs).toBeGreaterThanOrEqual(GAP_MS);
+  });
+
+  it('answers 202 when the gap outlasts the wait budget, and the job completes later', async () => {
+    const chat = (account(stack, 'creator_demo').chatIds as string[])[4]!;
+    await gw(stack, 'GET', `/${hot}/chats/${chat}/media-stats`);
+    const second = await gw(stack, 'GET', `/${hot}/chats/${chat}/media-stats?cursor=`, {
+      headers: { prefer: 'wait=0' },
+    });
+    expect(second.status).toBe(202);
+    expect((await finished(second.body.data.statusUrl)).status).toBe(200);
+  });
+
+  it('lets identical pending requests share one job', async () => {
+    const chat = (account(stack, 'creator_demo').chatIds as string[])[5]!;
+    const path = `/${hot}/chats/${chat}/media-stats`;
+    const [a, b] = await Promise.all([
+      gw(stack, 'GET', path, { headers: { prefer: 'respond-async' } }),
+      gw(stack, 'GET', path, { headers: { prefer: 'respond-async' } }),
+    ]);
+    expect(a.body.data.jobId).toBe(b.body.data.jobId);
+    const other = await gw(
+      stack,
+      'GET',
+      `/${hot}/chats/${(account(stack, 'creator_demo').chatIds as string[])[6]}/media-stats`,
+      {
+        headers: { prefer: 'respond-async' },
+      },
+    );
+    expect(other.body.data.jobId).not.toBe(a.body.data.jobId);
+    expect((await finished(a.body.data.statusUrl)).status).toBe(200);
+    await finished(other.body.data.statusUrl);
+  });
+});
+
+describe('the platform’s 429', () => {
+  it('pauses only the account it was served for, for Retry-After', async () => {
+    await injectFault(stack, { account: 'creator_demo', kind: 'rateLimit', retryAfterSeconds: 2, count: 1 });
+    const started = Date.now();
+    const hotCall = timed(() => gw(stack, 'GET', `/${hot}/me`));
+    await sleep(100);
+    const queuedBehind = timed(() => gw(stack, 'GET', `/${hot}/me`));
+    const coldCalls = [];
+    for (let i = 0; i < 5; i++) {
+      coldCalls.push(await timed(() => gw(stack, 'GET', `/${cold}/me`)));
+      await sleep(150);
+    }
+    const first = await hotCall;
+    const second = await queuedBehind;
+    expect(first.value.status).toBe(200);
+    expect(second.value.status).toBe(200);
+    expect(first.ms).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    // The other account kept flowing while this one waited.
+    for (const call of coldCalls) {
+      expect(call.value.status).toBe(200);
+      expect(call.ms).toBeLessThan(1_000);
+    }
+    expect((await observations(stack, hotPlatformId)).served429).toBeGreaterThanOrEqual(1);
+  });
+
+  it('retries a read after 503s and answers once it succeeds', async () => {
+    await resetObservations(stack);
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/account/me',
+      kind: 'error',
+      status: 503,
+      count: 2,
+    });
+    const answer = await gw(stack, 'GET', `/${hot}/me`);
+    expect(answer.status).toBe(200);
+    expect((await observations(stack, hotPlatformId)).requests['GET /api/v1/account/me']).toBe(3);
+  });
+});
+
+describe('writes are never sent twice', () => {
+  it('reports a reset after the write was applied as outcome unknown, without a retry', async () => {
+    await resetObservations(stack);
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/lists',
+      method: 'POST',
+      kind: 'resetAfterApply',
+      count: 1,
+    });
+    const answer = await gw(stack, 'POST', `/${hot}/lists/create`, { body: { name: 'reset after apply' } });
+    expect(answer.status).toBe(502);
+    expect(answer.body.code).toBe('UPSTREAM_OUTCOME_UNKNOWN');
+    expect(answer.body.message).toMatch(/may or may not have applied/);
+    const seen = await observations(stack, hotPlatformId);
+    expect(seen.requests['POST /api/v1/lists']).toBe(1);
+    expect(seen.duplicates).toEqual([]);
+  });
+
+  it('retries a write the platform refused before applying (503)', async () => {
+    await resetObservations(stack);
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/lists',
+      method: 'POST',
+      kind: 'error',
+      status: 503,
+      count: 1,
+    });
+    const answer = await gw(stack, 'POST', `/${hot}/lists/create`, { body: { name: 'after a 503' } });
+    expect(answer.status).toBe(201);
+    expect((await observations(stack, hotPlatformId)).requests['POST /api/v1/lists']).toBe(2);
+  });
+
+  it('does not repeat a write whose worker was SIGKILLed mid-request', async () => {
+    await stack.stopWorker();
+    const worker = spawnWorker(stack.env);
+    let statusUrl = '';
+    try {
+      await resetObservations(stack);
+      await injectFault(stack, {
+        account: 'creator_demo',
+        path: '/api/v1/lists',
+        method: 'POST',
+        kind: 'latency',
+        ms: 2_500,
+      });
+      const accepted = await gw(stack, 'POST', `/${hot}/lists/create`, {
+        body: { name: 'killed mid-write' },
+        headers: { prefer: 'respond-async' },
+      });
+      expect(accepted.status).toBe(202);
+      statusUrl = accepted.body.data.statusUrl;
+      await eventually(
+        async () =>
+          (await observations(stack, hotPlatformId)).requests['POST /api/v1/lists'] ? true : undefined,
+        20_000,
+        'the write reached the platform',
+      );
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+    } finally {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+      await stack.startWorker();
+    }
+    const { body, status } = await finished(statusUrl);
+    expect(status).toBe(502);
+    expect(body.code).toBe('UPSTREAM_OUTCOME_UNKNOWN');
+    await sleep(2_600);
+    const seen = await observations(stack, hotPlatformId);
+    expect(seen.requests['POST /api/v1/lists']).toBe(1);
+    expect(seen.duplicates).toEqual([]);
+  });
+});
+
+describe('backlog and fairness', () => {
+  it('bounds an account’s backlog with 429 and Retry-After, then drains it', async () => {
+    await stack.stopWorker();
+    const accepted = [];
+    try {
+      for (let i = 0; i < BACKLOG; i++) {
+        const answer = await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } });
+        expect(answer.status).toBe(202);
+        accepted.push(answer.body.data.statusUrl as string);
+      }
+      const refused = await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } });
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('RATE_LIMITED');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // Another account is not limited by this one's backlog.
+      expect((await gw(stack, 'GET', `/${cold}/me`, { headers: { prefer: 'respond-async' } })).status).toBe(
+        202,
+      );
+    } finally {
+      await stack.startWorker();
+    }
+    for (const url of accepted) expect((await finished(url)).status).toBe(200);
+  });
+
+  it('keeps a cold account fast while a hot account has hundreds of jobs queued', async () => {
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/account/me',
+      kind: 'latency',
+      ms: 50,
+    });
+    const hotJobs: string[] = [];
+    for (let i = 0; i < BACKLOG - 5; i++) {
+      hotJobs.push(
+        (await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } })).body.data.statusUrl,
+      );
+    }
+    const coldLatencies: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const call = await timed(() => gw(stack, 'GET', `/${cold}/me`));
+      expect(call.value.status).toBe(200);
+      coldLatencies.push(call.ms);
+    }
+    // The hot account still had work queued while the cold one was served.
+    const last = await fetch(hotJobs.at(-1)!, { headers: { 'x-api-key': stack.keys.t1 } });
+    expect(last.status).toBe(202);
+    expect(Math.max(...coldLatencies)).toBeLessThan(500);
+    for (const url of hotJobs) expect((await finished(url)).status).toBe(200);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM finishes the job in flight, takes no new one, and exits', async () => {
+    await stack.stopWorker();
+    const worker = spawnWorker(stack.env);
+    let pending: string | undefined;
+    try {
+      await resetObservations(stack);
+      await injectFault(stack, {
+        account: 'creator_demo',
+        path: '/api/v1/account/me',
+        kind: 'latency',
+        ms: 1_500,
+      });
+      const inFlight = await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } });
+      await eventually(
+        async () =>
+          (await observations(stack, hotPlatformId)).requests['GET /api/v1/account/me'] ? true : undefined,
+        20_000,
+        'the call reached the platform',
+      );
+      worker.child.kill('SIGTERM');
+      // Let the signal land before the next job exists: the worker stops taking jobs at once.
+      await sleep(300);
+      pending = (await gw(stack, 'GET', `/${cold}/me`, { headers: { prefer: 'respond-async' } })).body.data
+        .statusUrl;
+      expect(await worker.exited).toBe(0);
+      const done = await fetch(inFlight.body.data.statusUrl, { headers: { 'x-api-key': stack.keys.t1 } });
+      expect(done.status).toBe(200);
+      const untouched = await fetch(pending!, { headers: { 'x-api-key': stack.keys.t1 } });
+      expect(untouched.status).toBe(202);
+    } finally {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+      await stack.startWorker();
+    }
+    expect((await finished(pending!)).status).toBe(200);
+  });
+});
