@@ -259,6 +259,50 @@ describe('platform sessions', () => {
   });
 });
 
+describe('re-authentication', () => {
+  it('marks an account whose renewal needs a second factor, answers 409, and recovers on connect', async () => {
+    const twofa = account(stack, 'creator_2fa');
+    const credentials = {
+      username: twofa.username,
+      password: twofa.password,
+      name: 'Two',
+      countryCode: 'GB',
+    };
+    const connectTwofa = async () => {
+      const started = await gw(stack, 'POST', '/connect', { body: credentials });
+      const done = await gw(stack, 'POST', '/verify-2fa', {
+        body: {
+          ...credentials,
+          twoFactorToken: started.body.data.twofa_token,
+          twoFactorCode: twofa.twofaCode,
+        },
+      });
+      secrets.add(done.body.data.data.response.token);
+      return done.body.data.account_id as string;
+    };
+    const id = await connectTwofa();
+    expect((await gw(stack, 'GET', `/${id}/me`)).status).toBe(200);
+
+    await fetch(`${stack.simUrl}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'sessionExpiry', account: 'creator_2fa' }),
+    });
+    const expired = await gw(stack, 'GET', `/${id}/me`);
+    expectError(expired, 409, 'REAUTH_REQUIRED');
+    expect(expired.body.message).toMatch(/connect/);
+    const listed = (await gw(stack, 'GET', '/accounts')).body.data.accounts.find(
+      (a: any) => a.accountId === id,
+    );
+    expect(listed.status).toBe('reauth_required');
+    // Refused before anything is queued while the account waits for a new login.
+    expectError(await gw(stack, 'GET', `/${id}/me`), 409, 'REAUTH_REQUIRED');
+
+    expect(await connectTwofa()).toBe(id);
+    expect((await gw(stack, 'GET', `/${id}/me`)).status).toBe(200);
+  });
+});
+
 describe('secrets at rest', () => {
   it('leaves no sandbox password, token or code in plaintext in any Redis key or value', async () => {
     const keys = await scanKeys(stack.redis, stack.prefix);

@@ -1,0 +1,67 @@
+import { operations } from '@cg/operations';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+let doc: any;
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  doc = await (await fetch(`${stack.apiUrl}/openapi.json`)).json();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Fastify's `/:accountId/x` as OpenAPI's `/{accountId}/x`. */
+const openApiPath = (path: string) => `/api/fansly${path.replace(/:([A-Za-z]+)/g, '{$1}')}`;
+
+describe('/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('lists every operation with its request and response schemas', () => {
+    for (const op of operations) {
+      const entry = doc.paths[openApiPath(op.path)]?.[op.method.toLowerCase()];
+      expect(entry, `${op.method} ${op.path}`).toBeDefined();
+      expect(entry.operationId).toBe(op.name);
+      const success = entry.responses[String(op.successStatus)];
+      expect(success?.content?.['application/json']?.schema, `${op.name} success schema`).toBeDefined();
+      expect(entry.responses['202'], `${op.name} 202`).toBeDefined();
+      expect(entry.responses['4XX'] ?? entry.responses['4xx'], `${op.name} errors`).toBeDefined();
+      if (op.schemas.body)
+        expect(entry.requestBody?.content?.['application/json']?.schema, `${op.name} body`).toBeDefined();
+      for (const name of Object.keys(op.schemas.querystring?.properties ?? {})) {
+        expect(
+          entry.parameters.some((p: any) => p.in === 'query' && p.name === name),
+          `${op.name} ?${name}`,
+        ).toBe(true);
+      }
+      for (const name of Object.keys(op.schemas.params?.properties ?? {})) {
+        expect(
+          entry.parameters.some((p: any) => p.in === 'path' && p.name === name),
+          `${op.name} {${name}}`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it('declares the x-api-key security scheme', () => {
+    expect(doc.components.securitySchemes.apiKey).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+    });
+  });
+
+  it('serves a docs page', async () => {
+    const page = await fetch(`${stack.apiUrl}/docs/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
+  });
+});
