@@ -1,4 +1,4 @@
-import { operations } from '@cg/operations';
+import { allOperations } from '@cg/operations';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../support/stack';
@@ -26,7 +26,7 @@ describe('/openapi.json', () => {
   });
 
   it('lists every operation with its request and response schemas', () => {
-    for (const op of operations) {
+    for (const op of allOperations) {
       const entry = doc.paths[openApiPath(op.path)]?.[op.method.toLowerCase()];
       expect(entry, `${op.method} ${op.path}`).toBeDefined();
       expect(entry.operationId).toBe(op.name);

@@ -1,5 +1,5 @@
 import { AcceptedSchema, EnvelopeSchema, ErrorBodySchema, GatewayError } from '@cg/contract';
-import { type OperationDef, type OperationSchemas, operations } from '@cg/operations';
+import { allOperations, type OperationDef, type OperationSchemas } from '@cg/operations';
 import type { JobPayload } from '@cg/queue';
 import { newId, sha256 } from '@cg/store';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -11,7 +11,7 @@ type RequestParts = { params?: unknown; query?: unknown; body?: unknown };
 
 /** One route per operation of the registry: validate, check the account, enqueue, answer. */
 export function registerOperationRoutes(app: FastifyInstance, context: ApiContext): void {
-  for (const op of operations as unknown as OperationDef<OperationSchemas>[]) {
+  for (const op of allOperations) {
     app.route({
       method: op.method,
       url: op.path,

@@ -1,3 +1,3 @@
 export { coerce, PlatformProfile, toPlatformProfile } from './common/profile';
 export * from './define';
-export { assertRegistry, findOperation, type OperationName, operations } from './registry';
+export { allOperations, assertRegistry, findOperation, type OperationName, operations } from './registry';

@@ -54,9 +54,10 @@ export const operations = [
 
 export type OperationName = (typeof operations)[number]['name'];
 
-const byName = new Map<string, OperationDef<OperationSchemas>>(
-  operations.map((op) => [op.name, op as unknown as OperationDef<OperationSchemas>]),
-);
+/** The registry seen through the common operation type, for code that handles any operation. */
+export const allOperations = operations as unknown as readonly OperationDef<OperationSchemas>[];
+
+const byName = new Map(allOperations.map((op) => [op.name, op]));
 
 export function findOperation(name: string): OperationDef<OperationSchemas> | undefined {
   return byName.get(name);
@@ -66,7 +67,7 @@ export function findOperation(name: string): OperationDef<OperationSchemas> | un
 export function assertRegistry(): void {
   const names = new Set<string>();
   const routes = new Set<string>();
-  for (const op of operations) {
+  for (const op of allOperations) {
     const route = `${op.method} ${op.path}`;
     if (names.has(op.name)) throw new Error(`duplicate operation name ${op.name}`);
     if (routes.has(route)) throw new Error(`duplicate operation route ${route}`);
