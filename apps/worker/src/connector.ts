@@ -1,6 +1,7 @@
 import { GatewayError } from '@cg/contract';
 import type { Connector, ConnectRequest, ConnectResult } from '@cg/operations';
 import type { PlatformClient, UpstreamSession } from '@cg/platform-client';
+import type { ProcessorContext } from '@cg/queue';
 import type { AccountStore } from '@cg/store';
 
 /** Links platform accounts to a tenant: login, second factor, and storing the sealed result. */
@@ -9,8 +10,8 @@ export class AccountConnector implements Connector {
     private readonly client: PlatformClient,
     private readonly accounts: AccountStore,
     private readonly tenantId: string,
-    /** Marks the job before the single-use second-factor login is sent (see WriteLedger). */
-    private readonly beforeWrite: () => Promise<void>,
+    /** The job's hooks: the single-use second-factor login is a write (see WriteLedger). */
+    private readonly job: Pick<ProcessorContext, 'beforeCall' | 'afterWrite'>,
   ) {}
 
   async connect(request: ConnectRequest): Promise<ConnectResult> {
@@ -24,6 +25,7 @@ export class AccountConnector implements Connector {
       // The caller gets a token of ours; the platform's twofa token stays sealed in Redis.
       const twofaToken = await this.accounts.putPendingTwofa(this.tenantId, request.username, {
         upstreamToken: outcome.token,
+        password: request.password,
         deviceId,
         email: outcome.email,
       });
@@ -46,14 +48,17 @@ export class AccountConnector implements Connector {
         'twoFactorToken is unknown, expired or was issued for another username: call /connect again',
       );
     }
-    await this.beforeWrite();
+    await this.job.beforeCall(true);
     const session = await this.client.loginTwofa({
       token: pending.upstreamToken,
       code: request.twoFactorCode,
       deviceId: pending.deviceId,
     });
+    this.job.afterWrite();
     await this.accounts.deletePendingTwofa(this.tenantId, request.twoFactorToken);
-    return this.store(request, session, pending.deviceId);
+    // The password the platform accepted at /connect is the one stored, not the (unchecked) one
+    // that came with the code.
+    return this.store({ ...request, password: pending.password }, session, pending.deviceId);
   }
 
   private async store(

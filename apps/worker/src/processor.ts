@@ -35,18 +35,15 @@ export function createProcessor({ client, store, keyring }: ProcessorDeps): Proc
     const context: OperationContext = {
       tenantId,
       account: account ?? undefined,
-      call: (endpoint, args) => {
+      call: async (endpoint, args) => {
         if (accountId === undefined)
           throw new GatewayError('INTERNAL', `operation ${op.name} has no account session`);
-        return sessions.call(
-          tenantId,
-          accountId,
-          endpoint,
-          args,
-          endpoints[endpoint].write ? job.beforeWrite : undefined,
-        );
+        const write = endpoints[endpoint].write;
+        const result = await sessions.call(tenantId, accountId, endpoint, args, () => job.beforeCall(write));
+        if (write) job.afterWrite();
+        return result as never;
       },
-      connector: new AccountConnector(client, store.accounts, tenantId, job.beforeWrite),
+      connector: new AccountConnector(client, store.accounts, tenantId, job),
     };
     let data: unknown;
     try {

@@ -20,7 +20,7 @@ export class AccountSessions {
     private readonly accounts: AccountStore,
   ) {}
 
-  /** `beforeSend` runs right before the request leaves (the write ledger's mark, for writes). */
+  /** `beforeSend` runs right before each request leaves (write ledger, media-stats gap). */
   async call<T>(
     tenantId: string,
     accountId: string,
@@ -36,6 +36,7 @@ export class AccountSessions {
     } catch (error) {
       if (!isExpired(error)) throw error;
       const renewed = await this.relogin(tenantId, accountId, session.token);
+      await beforeSend?.();
       try {
         return await this.client.call<T>(renewed, endpoint, args);
       } catch (again) {

@@ -44,7 +44,7 @@ export type Claim =
 
 const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
 const PRELUDE = lua('prelude');
-const SCRIPTS = ['admit', 'claim', 'release', 'pause', 'kick'] as const;
+const SCRIPTS = ['admit', 'claim', 'requeue', 'release', 'withdraw', 'pause', 'touch', 'kick'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 type LaneRedis = Redis &
@@ -93,11 +93,10 @@ export class AccountLanes {
     if (kind === 'share') return { kind: 'share', jobId: String(rest[0]) };
     if (kind === 'full') {
       const backlog = Number(rest[0]);
-      // Roughly when the backlog will have drained enough for one more.
-      const retryAfterSeconds = Math.max(
-        1,
-        Math.ceil((this.settings.intervalMs * Math.max(1, backlog - this.settings.maxBacklog + 1)) / 1000),
-      );
+      // When a twentieth of the backlog will have started at the account's pace (a gapped request's
+      // pace is its gap): coming back sooner would only meet a full lane again.
+      const pace = options.gapped ? this.settings.gapMs : this.settings.intervalMs;
+      const retryAfterSeconds = Math.max(1, Math.ceil((Math.ceil(backlog / 20) * pace) / 1000));
       return { kind: 'full', backlog, retryAfterSeconds };
     }
     const wakes = toWakes(rest);
@@ -112,13 +111,29 @@ export class AccountLanes {
     return { kind: 'park', wakes: toWakes(rest) };
   }
 
+  /** After a `park` claim, once the job sits in BullMQ's delayed set. */
+  async requeue(lane: string, jobId: string, gapped: boolean): Promise<Wake[]> {
+    return toWakes(await this.call('requeue', lane, jobId, gapped ? 1 : 0));
+  }
+
+  /** The job was admitted but could not be added: it leaves the lane. */
+  async withdraw(lane: string, jobId: string, dedupeKey?: string): Promise<Wake[]> {
+    const dedupe = dedupeKey === undefined ? '' : this.dedupeKey(lane, dedupeKey);
+    return toWakes(await this.call('withdraw', lane, jobId, dedupe));
+  }
+
+  /** A gapped job sends another request (after a re-login): the gap counts from now. */
+  async touch(lane: string): Promise<void> {
+    await this.call('touch', lane);
+  }
+
   async release(lane: string, jobId: string, final: boolean, dedupeKey?: string): Promise<Wake[]> {
     const dedupe = dedupeKey === undefined ? '' : this.dedupeKey(lane, dedupeKey);
     return toWakes(await this.call('release', lane, jobId, final ? 1 : 0, dedupe));
   }
 
-  async pause(lane: string, untilMs: number): Promise<void> {
-    await this.call('pause', lane, untilMs);
+  async pause(lane: string, forMs: number): Promise<void> {
+    await this.call('pause', lane, forMs);
   }
 
   async kick(lane: string): Promise<Wake[]> {
@@ -139,7 +154,6 @@ export class AccountLanes {
     return this.redis[`lane_${script}`](
       ...this.keys(lane),
       lane,
-      Date.now(),
       this.jobPrefix,
       ...this.settingsArgs,
       ...args,

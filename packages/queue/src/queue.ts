@@ -98,12 +98,26 @@ export class OperationsQueue {
     if (admission.kind === 'share')
       return { jobId: admission.jobId, result: await this.waitFor(admission.jobId, waitMs) };
     const parked = admission.selfDelayMs === undefined;
-    const result = await this.enqueue(jobId, payload, waitMs, admission.selfDelayMs ?? PARK_MS, async () => {
-      await this.wake(admission.wakes);
-      // A slot may have freed between the admission and the add: let the lane look again.
-      if (parked) await this.wake(await this.lanes.kick(lane));
-    });
-    return { jobId, result };
+    try {
+      const result = await this.enqueue(
+        jobId,
+        payload,
+        waitMs,
+        admission.selfDelayMs ?? PARK_MS,
+        async () => {
+          await this.wake(admission.wakes);
+          // A slot may have freed between the admission and the add: let the lane look again.
+          if (parked) await this.wake(await this.lanes.kick(lane));
+        },
+      );
+      return { jobId, result };
+    } catch (error) {
+      // Not added (Redis failed mid-way): the lane must not wait for a job that will never come.
+      if (!(await this.queue.getJob(jobId).catch(() => undefined))) {
+        await this.wake(await this.lanes.withdraw(lane, jobId, payload.dedupe).catch(() => []));
+      }
+      throw error;
+    }
   }
 
   wake(wakes: Wake[]): Promise<void> {

@@ -6,6 +6,13 @@ import { WriteLedger } from './ledger';
 import type { JobPayload, StoredOutcome } from './payload';
 import { jobKeyPrefix, OPERATIONS_QUEUE, PARK_MS, queuePrefix, wakeJobs } from './queue';
 
+function outcomeUnknown(): GatewayError {
+  return new GatewayError(
+    'UPSTREAM_OUTCOME_UNKNOWN',
+    'an earlier attempt of this write was sent and did not finish (the worker stopped); it was not repeated: check before trying again',
+  );
+}
+
 /** Thrown by a processor for a failure that may succeed if tried again later. */
 export class RetryableError extends Error {
   override readonly name = 'RetryableError';
@@ -23,8 +30,10 @@ export class RetryableError extends Error {
 export interface ProcessorContext {
   jobId: string;
   attempt: number;
-  /** Call just before a write request leaves for the platform (see WriteLedger). */
-  beforeWrite(): Promise<void>;
+  /** Call just before each request leaves for the platform (write ledger, media-stats gap). */
+  beforeCall(write: boolean): Promise<void>;
+  /** Call when a write request was answered with success (it is applied). */
+  afterWrite(): void;
 }
 
 export type Processor = (payload: JobPayload, context: ProcessorContext) => Promise<StoredOutcome>;
@@ -74,36 +83,58 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     OPERATIONS_QUEUE,
     async (job: Job<JobPayload, StoredOutcome>, token?: string) => {
       const jobId = job.id ?? '';
+      const attemptToken = token ?? `${jobId}:${job.attemptsStarted}`;
       const lane = job.data.accountId;
+      const gapped = job.data.gapped === true;
       if (lane !== undefined) {
-        const claim = await lanes.claim(lane, jobId, job.data.gapped === true);
+        const claim = await lanes.claim(lane, jobId, gapped);
         if (claim.kind !== 'run') {
           await job.moveToDelayed(Date.now() + (claim.kind === 'delay' ? claim.delayMs : PARK_MS), token);
-          await waker.wake(claim.wakes);
+          // Only now, parked, may the job be queued again: a wake-up before this would be lost.
+          const wakes =
+            claim.kind === 'park'
+              ? [...claim.wakes, ...(await lanes.requeue(lane, jobId, gapped))]
+              : claim.wakes;
+          await waker.wake(wakes);
           throw new DelayedError();
         }
         await waker.wake(claim.wakes);
       }
       let final = true;
+      let calls = 0;
+      let writesApplied = 0;
       try {
-        if (job.data.write && (await ledger.wasSent(jobId))) {
-          throw new GatewayError(
-            'UPSTREAM_OUTCOME_UNKNOWN',
-            'an earlier attempt of this write was sent and did not finish (the worker stopped); it was not repeated: check before trying again',
-          );
-        }
+        if (job.data.write && (await ledger.sentByOther(jobId, attemptToken))) throw outcomeUnknown();
         return await processor(job.data, {
           jobId,
           attempt: job.attemptsMade + 1,
-          beforeWrite: () => ledger.markSent(jobId),
+          beforeCall: async (write) => {
+            calls += 1;
+            if (write && !(await ledger.markSent(jobId, attemptToken))) throw outcomeUnknown();
+            // A repeated call of a gapped job (after a re-login) restarts the gap from itself.
+            if (gapped && calls > 1 && lane !== undefined) await lanes.touch(lane);
+          },
+          afterWrite: () => {
+            writesApplied += 1;
+          },
         });
       } catch (error) {
         if (error instanceof RetryableError) {
-          // The platform did not apply the request: a later attempt may send it again.
-          if (job.data.write) await ledger.clear(jobId);
           if (error.pauseAccount && lane !== undefined && error.delayMs !== undefined) {
-            await lanes.pause(lane, Date.now() + error.delayMs);
+            await lanes.pause(lane, error.delayMs);
           }
+          if (writesApplied > 0) {
+            // An earlier write of this job is applied: repeating the job would send it again.
+            throw new UnrecoverableError(
+              new GatewayError(
+                error.error.code,
+                `${error.error.message} (not retried: an earlier step of this request was already applied)`,
+                error.error.retryAfterSeconds,
+              ).toWire(),
+            );
+          }
+          // The platform did not apply the request: a later attempt may send it again.
+          if (job.data.write) await ledger.clear(jobId, attemptToken);
           const attemptsLeft = (job.opts.attempts ?? 1) - (job.attemptsMade + 1);
           if (attemptsLeft > 0) {
             final = false;

@@ -45,6 +45,8 @@ export interface ConnectInput {
 export interface PendingTwofa {
   usernameHash: string;
   upstreamToken: string;
+  /** The password the platform accepted at login (sealed with the rest). */
+  password: string;
   deviceId: string;
   email: string;
 }

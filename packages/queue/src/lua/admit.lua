@@ -1,20 +1,24 @@
 -- admit: a new job asks to join the lane.
--- ARGV[9] jobId, ARGV[10] gapped ("1"/"0"), ARGV[11] max backlog, ARGV[12] dedupe key or "",
--- ARGV[13] dedupe ttl (ms)
+-- ARGV[8] jobId, ARGV[9] gapped ("1"/"0"), ARGV[10] max backlog, ARGV[11] dedupe key or "",
+-- ARGV[12] dedupe ttl (ms)
 -- Returns {"share", existingId} | {"full", backlog} | {"ok", id, delay, id, delay, ...}
-local id, gappedArg, maxBacklog, dedupeKey, dedupeTtl = ARGV[9], ARGV[10] == '1', tonumber(ARGV[11]), ARGV[12], ARGV[13]
+local id, gappedArg, maxBacklog, dedupeKey, dedupeTtl = ARGV[8], ARGV[9] == '1', tonumber(ARGV[10]), ARGV[11], ARGV[12]
 if dedupeKey ~= '' then
   local existing = rcall('GET', dedupeKey)
-  -- Unfinished (still in the lane's jobs), even if its adder has not added it to BullMQ yet.
+  -- Share only an unfinished job: added and not finished, or admitted a moment ago and being added.
   if existing and rcall('ZSCORE', JOBS, existing) then
-    return { 'share', existing }
+    if exists(existing) then
+      if rcall('HEXISTS', jobPrefix .. existing, 'finishedOn') == 0 then return { 'share', existing } end
+    elseif recent(existing) then
+      return { 'share', existing }
+    end
   end
 end
 local backlog = rcall('ZCARD', JOBS)
 if backlog >= maxBacklog then
   -- Entries of jobs that finished without being released (a crashed worker) are dropped lazily.
   for _, old in ipairs(rcall('ZRANGE', JOBS, 0, 19)) do
-    if not exists(old) or rcall('HEXISTS', jobPrefix .. old, 'finishedOn') == 1 then
+    if (not exists(old) and not recent(old)) or rcall('HEXISTS', jobPrefix .. old, 'finishedOn') == 1 then
       rcall('ZREM', JOBS, old)
     end
   end

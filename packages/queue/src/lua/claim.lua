@@ -1,12 +1,15 @@
 -- claim: a worker took the job from BullMQ and asks whether it may call the platform now.
--- ARGV[9] jobId, ARGV[10] gapped ("1"/"0")
--- Returns {"run", wakes...} | {"delay", ms, wakes...} | {"park", wakes...}
-local id, gapped = ARGV[9], ARGV[10] == '1'
+-- ARGV[8] jobId, ARGV[9] gapped ("1"/"0")
+-- Returns {"run", wakes...} | {"delay", ms, wakes...} | {"park", wakes...}.
+-- "park" means: move the job to BullMQ's delayed set, THEN call requeue. It is not put back in a wait
+-- list here, because a dispatch in between could grant it while it is still active, and the wake-up
+-- (a delay change on a delayed job) would be lost.
+local id, gapped = ARGV[8], ARGV[9] == '1'
 cleanup()
 local st = readState()
 local granted = rcall('ZSCORE', RUN, id)
 if gapped and st.gwake == id then
-  rcall('HDEL', STATE, 'gwake')
+  rcall('HDEL', STATE, 'gwake', 'gwakeAt')
   st.gwake = ''
 end
 
@@ -17,19 +20,18 @@ local function answer(kind, ms)
   return out
 end
 
--- The gap is measured between actual starts (`gap` includes a margin for the time from here to the
--- request itself).
+-- The gap is measured between actual starts (`gap` includes a margin for the way to the platform).
+-- The job waits for it on its own timer, without a slot; `gwake` keeps other gapped jobs behind it.
 if gapped and st.last > 0 and now < st.last + gap then
   if granted then rcall('ZREM', RUN, id) end
-  rcall('HSET', STATE, 'gwake', id)
+  rcall('HSET', STATE, 'gwake', id, 'gwakeAt', st.last + gap)
   return answer('delay', st.last + gap - now)
 end
 
 if granted then
   if st.pause > now then
-    -- Paused by a 429 after the slot was granted: give the slot back, come back when it ends.
+    -- Paused by a 429 after the slot was granted: give the slot back and queue again.
     rcall('ZREM', RUN, id)
-    rcall('LPUSH', gapped and GWAIT or WAIT, id)
     return answer('park')
   end
   rcall('ZADD', RUN, now + lease, id)
@@ -38,10 +40,9 @@ if granted then
 end
 
 -- Not granted: a retry after its backoff, a gapped job after its gap, or a parked job woken by its
--- safety timer. A job still in a wait list stays there.
-if rcall('LPOS', WAIT, id) or rcall('LPOS', GWAIT, id) then
-  return { 'park' }
-end
+-- safety timer (it leaves its place in the list and is queued again at the front).
+rcall('LREM', WAIT, 0, id)
+rcall('LREM', GWAIT, 0, id)
 if rcall('ZCARD', RUN) < concurrency then
   local start = math.max(now, st.next, st.pause)
   grant(id, start, st, gapped)
@@ -51,6 +52,4 @@ if rcall('ZCARD', RUN) < concurrency then
   if gapped then rcall('HSET', STATE, 'last', now) end
   return { 'run' }
 end
--- Full: it was admitted before everyone waiting, so it goes to the front.
-rcall('LPUSH', gapped and GWAIT or WAIT, id)
 return { 'park' }

@@ -1,5 +1,5 @@
--- pause: the platform answered 429 for this account; nothing starts before ARGV[9] (ms).
-local untilMs = tonumber(ARGV[9])
+-- pause: the platform answered 429 for this account; nothing starts for ARGV[8] ms.
+local untilMs = now + tonumber(ARGV[8])
 if untilMs > num(rcall('HGET', STATE, 'pause')) then
   rcall('HSET', STATE, 'pause', untilMs)
 end

@@ -4,25 +4,27 @@
 --   KEYS[3] gwait  LIST  jobIds of the gapped operation (chat media stats) waiting
 --   KEYS[4] state  HASH  next (earliest start by rate), pause (429 until), last (actual start of the
 --                        latest gapped call), plan (planned start of the latest granted gapped call),
---                        gwake (the gapped job on a slot-less timed wait, if any)
+--                        gwake (the gapped job on a slot-less timed wait) and gwakeAt (when it wakes)
 --   KEYS[5] jobs   ZSET  jobId -> enqueue time: every unfinished job of the lane (backlog bound)
 --   KEYS[6] lanes  ZSET  lane -> when the sweeper should look at it (crash recovery)
--- ARGV[1] lane id, ARGV[2] now (ms), ARGV[3] job key prefix (BullMQ's "<prefix>:operations:"),
--- ARGV[4] concurrency, ARGV[5] interval (ms between starts), ARGV[6] gap (ms, safety margin included),
--- ARGV[7] lease (ms), ARGV[8] hold (ms a slot may wait for a gapped job), then script-specific ones.
+-- ARGV[1] lane id, ARGV[2] job key prefix (BullMQ's "<prefix>:operations:"), ARGV[3] concurrency,
+-- ARGV[4] interval (ms between starts), ARGV[5] gap (ms, safety margin included), ARGV[6] lease (ms),
+-- ARGV[7] hold (ms a slot may wait for a gapped job), then script-specific arguments from ARGV[8].
 --
--- BullMQ job keys (`<prefix>:operations:<id>` and its `:lock`) are read, never written: they share
--- the queue's hash tag, so these scripts stay within one Cluster slot.
+-- Time is Redis's own clock, so API and worker hosts whose clocks differ still agree on gaps,
+-- pacing and leases. BullMQ job keys (`<prefix>:operations:<id>`, its `:lock`, the delayed set) are
+-- read, never written: they share the queue's hash tag, so these scripts stay in one Cluster slot.
 local rcall = redis.call
 local RUN, WAIT, GWAIT, STATE, JOBS, LANES = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lane = ARGV[1]
-local now = tonumber(ARGV[2])
-local jobPrefix = ARGV[3]
-local concurrency = tonumber(ARGV[4])
-local interval = tonumber(ARGV[5])
-local gap = tonumber(ARGV[6])
-local lease = tonumber(ARGV[7])
-local hold = tonumber(ARGV[8])
+local jobPrefix = ARGV[2]
+local concurrency = tonumber(ARGV[3])
+local interval = tonumber(ARGV[4])
+local gap = tonumber(ARGV[5])
+local lease = tonumber(ARGV[6])
+local hold = tonumber(ARGV[7])
+local clock = rcall('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 
 local function num(value)
   return tonumber(value) or 0
@@ -32,9 +34,21 @@ local function exists(id)
   return rcall('EXISTS', jobPrefix .. id) == 1
 end
 
+-- Recently admitted: its adder may not have added it to BullMQ yet.
+local function recent(id)
+  local since = rcall('ZSCORE', JOBS, id)
+  return since and now - tonumber(since) < lease
+end
+
+local function isGapped(id)
+  local data = rcall('HGET', jobPrefix .. id, 'data')
+  return data and string.find(data, '"gapped":true', 1, true) ~= nil
+end
+
 -- A lease past its deadline whose job holds no BullMQ lock belongs to a job that is not running:
 -- its worker died, or the job vanished. The slot is freed; a job still parked in BullMQ goes back to
--- the front of the wait list so it is dispatched again (its claim re-checks every rule).
+-- the front of its wait list so it is dispatched again (its claim re-checks every rule). A gapped job
+-- on a timed wake that never came back (never added, or lost) stops blocking the gapped list.
 local function cleanup()
   local stale = rcall('ZRANGEBYSCORE', RUN, '-inf', now)
   for _, id in ipairs(stale) do
@@ -43,8 +57,18 @@ local function cleanup()
     else
       rcall('ZREM', RUN, id)
       if exists(id) and rcall('ZSCORE', jobPrefix .. 'delayed', id) then
-        rcall('LPUSH', WAIT, id)
+        rcall('LPUSH', isGapped(id) and GWAIT or WAIT, id)
       end
+    end
+  end
+  local gwake = rcall('HGET', STATE, 'gwake')
+  if gwake and gwake ~= '' and now > num(rcall('HGET', STATE, 'gwakeAt')) + lease then
+    local alive = exists(gwake)
+    rcall('HDEL', STATE, 'gwake', 'gwakeAt')
+    if alive and rcall('ZSCORE', jobPrefix .. 'delayed', gwake) then
+      rcall('LPUSH', GWAIT, gwake)
+    elseif not alive then
+      rcall('ZREM', JOBS, gwake)
     end
   end
 end
@@ -65,11 +89,6 @@ local function grant(id, start, st, gapped)
   rcall('ZADD', LANES, start + lease, lane)
 end
 
--- Hands free slots to waiting jobs, oldest first, each at the earliest start that pacing, a 429
--- pause and (for the gapped operation) the gap allow. Returns {id, delay, id, delay, ...}: the caller
--- sets each job's BullMQ delay, so a job wakes exactly when it may start and never before. A gapped
--- job whose gap is far off gets a slot-less timed wake instead of holding a slot idle.
--- `self` is the job being admitted, which BullMQ does not hold yet.
 -- The first job of a wait list that BullMQ holds. The API admits a job before adding it, so a head
 -- that does not exist yet is normally on its way (its adder kicks the lane after adding it); one
 -- missing for longer than a lease never will be, and is dropped.
@@ -77,13 +96,17 @@ local function headOf(list, self)
   while true do
     local head = rcall('LINDEX', list, 0)
     if not head or head == self or exists(head) then return head end
-    local since = rcall('ZSCORE', JOBS, head)
-    if since and now - tonumber(since) < lease then return nil end
+    if recent(head) then return nil end
     rcall('LPOP', list)
     rcall('ZREM', JOBS, head)
   end
 end
 
+-- Hands free slots to waiting jobs, oldest first, each at the earliest start that pacing, a 429
+-- pause and (for the gapped operation) the gap allow. Returns {id, delay, id, delay, ...}: the caller
+-- sets each job's BullMQ delay, so a job wakes exactly when it may start and never before. A gapped
+-- job whose gap is far off gets a slot-less timed wake instead of holding a slot idle.
+-- `self` is the job being admitted, which BullMQ does not hold yet.
 local function dispatch(self)
   cleanup()
   local out = {}
@@ -98,7 +121,7 @@ local function dispatch(self)
     local head = headOf(GWAIT, self)
     if head and gapReady() > math.max(now, st.next, st.pause) + hold then
       rcall('LPOP', GWAIT)
-      rcall('HSET', STATE, 'gwake', head)
+      rcall('HSET', STATE, 'gwake', head, 'gwakeAt', gapReady())
       st.gwake = head
       table.insert(out, head)
       table.insert(out, gapReady() - now)
@@ -125,4 +148,15 @@ local function dispatch(self)
     free = free - 1
   end
   return out
+end
+
+-- A lane with nothing running or waiting leaves the sweeper's index.
+local function settleIndex()
+  if rcall('ZCARD', RUN) == 0 and rcall('LLEN', WAIT) == 0 and rcall('LLEN', GWAIT) == 0
+    and (rcall('HGET', STATE, 'gwake') or '') == '' then
+    rcall('ZREM', LANES, lane)
+  else
+    local first = rcall('ZRANGE', RUN, 0, 0, 'WITHSCORES')
+    rcall('ZADD', LANES, first[2] or (now + lease), lane)
+  end
 end

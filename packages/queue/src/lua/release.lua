@@ -1,7 +1,7 @@
 -- release: the job's platform call is over (success, failure, or a retry later).
--- ARGV[9] jobId, ARGV[10] final ("1": the job will not run again), ARGV[11] dedupe key or ""
+-- ARGV[8] jobId, ARGV[9] final ("1": the job will not run again), ARGV[10] dedupe key or ""
 -- Returns {id, delay, ...}: waiting jobs to wake.
-local id, final, dedupeKey = ARGV[9], ARGV[10] == '1', ARGV[11]
+local id, final, dedupeKey = ARGV[8], ARGV[9] == '1', ARGV[10]
 rcall('ZREM', RUN, id)
 if final then
   rcall('ZREM', JOBS, id)
@@ -10,7 +10,5 @@ if final then
   end
 end
 local out = dispatch('')
-if rcall('ZCARD', RUN) == 0 and rcall('LLEN', WAIT) == 0 and rcall('LLEN', GWAIT) == 0 then
-  rcall('ZREM', LANES, lane)
-end
+settleIndex()
 return out

@@ -1,0 +1,4 @@
+-- touch: a gapped job is about to send another request (a repeat after a re-login): the gap to the
+-- next gapped call is measured from this one.
+rcall('HSET', STATE, 'last', now)
+return 1
