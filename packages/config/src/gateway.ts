@@ -40,7 +40,10 @@ export const GatewayEnv = Type.Object({
   ADMIN_PASSWORD: Type.Optional(
     Type.String({ minLength: 8, description: 'Bull Board at /admin/queues; unset = off' }),
   ),
-  GATEWAY_BOOTSTRAP_API_KEY: Type.Optional(Type.String({ minLength: 20 })),
+  GATEWAY_BOOTSTRAP_API_KEY: Type.Optional(
+    // Stored as an unsalted hash like every key: it must be random, not a word a person picked.
+    Type.String({ minLength: 32, description: 'random, 32 characters or more' }),
+  ),
   GATEWAY_BOOTSTRAP_TENANT: Type.String({ default: 'default' }),
   SYNC_WAIT_MS: Int(25_000, 'how long a request waits for its job before answering 202'),
   JOB_RETENTION_SECONDS: Int(86_400, 'finished jobs stay readable at /jobs/{id} this long', 60),

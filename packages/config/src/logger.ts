@@ -7,16 +7,16 @@ export type { Logger } from 'pino';
  * defence: secrets are sealed before they reach job data or Redis, and errors never embed them.
  */
 export const REDACT_PATHS = [
-  'password',
-  '*.password',
-  'token',
-  '*.token',
-  'twoFactorCode',
-  '*.twoFactorCode',
-  'twoFactorToken',
-  '*.twoFactorToken',
-  'twofa.code',
-  '*.twofa.code',
+  ...[
+    'password',
+    'token',
+    'upstreamToken',
+    'twoFactorCode',
+    'twoFactorToken',
+    'twofa',
+    'credentials',
+    'session',
+  ].flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
   'req.headers["x-api-key"]',
   'req.headers.authorization',
   'headers["x-api-key"]',

@@ -19,25 +19,32 @@ export class SecretsError extends Error {
 
 const VERSION = 'v1';
 
+/** The id of a key given alone, without `id:` (what everything sealed before a first rotation carries). */
+export const DEFAULT_KEY_ID = 'k1';
+const TAG_BYTES = 16;
+
 /**
  * Parses `ENCRYPTION_KEY`: either one base64 key of 32 bytes (key id `k1`), or a comma-separated
- * list of `keyId:base64key` whose first entry encrypts and all of which decrypt.
+ * list of `keyId:base64key` whose first entry encrypts and all of which decrypt. In a list every key
+ * needs its id, so the ids of old ciphertexts never shift: rotate from a lone key with
+ * `k2:<new>,k1:<old>`.
  */
 export function parseKeyring(spec: string): Keyring {
-  const entries = spec
+  const parts = spec
     .split(',')
     .map((part) => part.trim())
-    .filter(Boolean)
-    .map((part, index) => {
-      const colon = part.indexOf(':');
-      const [id, b64] =
-        colon === -1 ? [`k${index + 1}`, part] : [part.slice(0, colon), part.slice(colon + 1)];
-      const key = Buffer.from(b64, 'base64');
-      if (key.length !== 32) throw new SecretsError(`encryption key ${id} must be 32 bytes of base64`);
-      if (!/^[A-Za-z0-9_-]+$/.test(id))
-        throw new SecretsError(`encryption key id ${id} must be [A-Za-z0-9_-]`);
-      return [id, key] as const;
-    });
+    .filter(Boolean);
+  const entries = parts.map((part) => {
+    const colon = part.indexOf(':');
+    if (colon === -1 && parts.length > 1) {
+      throw new SecretsError('in a list of encryption keys every key needs its id (id:base64key)');
+    }
+    const [id, b64] = colon === -1 ? [DEFAULT_KEY_ID, part] : [part.slice(0, colon), part.slice(colon + 1)];
+    const key = Buffer.from(b64, 'base64');
+    if (key.length !== 32) throw new SecretsError(`encryption key ${id} must be 32 bytes of base64`);
+    if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new SecretsError(`encryption key id ${id} must be [A-Za-z0-9_-]`);
+    return [id, key] as const;
+  });
   const first = entries[0];
   if (!first) throw new SecretsError('no encryption key given');
   return createKeyring(first[0], new Map(entries));
@@ -53,7 +60,7 @@ function createKeyring(activeId: string, keys: Map<string, Buffer>): Keyring {
   // (e.g. one account's credentials) cannot be copied into another and still open.
   const seal = (plaintext: string, context = ''): string => {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', active, iv);
+    const cipher = createCipheriv('aes-256-gcm', active, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(context));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return [
@@ -71,9 +78,14 @@ function createKeyring(activeId: string, keys: Map<string, Buffer>): Keyring {
     const key = keys.get(keyId);
     if (!key) throw new SecretsError(`unknown encryption key id ${keyId}`);
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      const authTag = Buffer.from(tag, 'base64url');
+      // GCM would accept a truncated tag (and with it forgeries): only the full 16 bytes open.
+      if (authTag.length !== TAG_BYTES) throw new SecretsError('bad tag');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), {
+        authTagLength: TAG_BYTES,
+      });
       decipher.setAAD(Buffer.from(context));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      decipher.setAuthTag(authTag);
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
         'utf8',
       );

@@ -36,6 +36,20 @@ describe('keyring', () => {
     expect(rotated.seal('y').split('.')[1]).toBe('new');
   });
 
+  it('rotates from a lone key with explicit ids, and refuses a list without them', () => {
+    const lone = parseKeyring(key);
+    const sealed = lone.seal('before rotation');
+    expect(parseKeyring(`k2:${generateKey()},k1:${key}`).open(sealed)).toBe('before rotation');
+    expect(() => parseKeyring(`${generateKey()},${key}`)).toThrow(/needs its id/);
+  });
+
+  it('refuses a truncated authentication tag', () => {
+    const ring = parseKeyring(key);
+    const parts = ring.seal('secret').split('.');
+    parts[3] = Buffer.from(parts[3]!, 'base64url').subarray(0, 4).toString('base64url');
+    expect(() => ring.open(parts.join('.'))).toThrow(SecretsError);
+  });
+
   it('refuses a short key', () => {
     expect(() => parseKeyring(Buffer.alloc(16).toString('base64'))).toThrow(/32 bytes/);
   });
