@@ -485,8 +485,11 @@ describe('error mapping (docs/upstream-decisions.md)', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html>bad gateway</html>');
     };
+    const read = await rejection(client.call(AUTH, 'listItemsRead', { query: { listId: '1' } }));
+    expect(read).toMatchObject({ kind: 'unavailable', retry: 'retryable', status: 502 });
+    // A write's 502 proves nothing: the edge may have lost the answer of an origin that applied it.
     const err = await rejection(client.call(AUTH, 'listItemsAdd', { body: {} }));
-    expect(err).toMatchObject({ kind: 'unavailable', retry: 'retryable', status: 502 });
+    expect(err).toMatchObject({ kind: 'outcome_unknown', retry: 'outcome_unknown', status: 502 });
     expect('upstreamCode' in err).toBe(false);
     expect(err.message).toBe('listItemsAdd: HTTP 502');
   });

@@ -141,12 +141,13 @@ export function classify(input: ClassifyInput): Classification {
 
   // Throttling: the platform refused before doing anything. Public clients treat 418 like 429.
   if (status === 429 || status === 418) return retryable('rate_limited', waitMs);
-  // 503: the platform said it is unavailable and did not process the request. 502: the edge could not
-  // reach a healthy origin. 408: the server gave up waiting for our request, so it never ran it.
-  if (status === 503 || status === 502 || status === 408) return retryable('unavailable', waitMs);
+  // 503: the platform said it is unavailable and did not process the request. 408: the server gave up
+  // waiting for our request, so it never ran it.
+  if (status === 503 || status === 408) return retryable('unavailable', waitMs);
   if (status >= 500) {
-    // 500, 504 and the rest say nothing about whether the handler ran (504: the edge stopped waiting for an origin
-    // that had the request), so a write may have been applied.
+    // 500, 502, 504 and the rest say nothing about whether the handler ran (502: the edge may have lost the
+    // origin's answer after it had the request; 504: the edge stopped waiting for an origin that had it),
+    // so a write may have been applied.
     return write ? { kind: 'outcome_unknown', retry: 'outcome_unknown' } : retryable('unavailable', waitMs);
   }
   if (status === 401) return { kind: 'unauthorized', retry: 'permanent' };

@@ -145,7 +145,7 @@ const rows: Row[] = [
   ['418 write', http(418), true, { kind: 'rate_limited', retry: 'retryable' }],
   ['503 write', http(503, 500), true, { kind: 'unavailable', retry: 'retryable' }],
   ['503 with seconds', http(503, 500, '2'), true, { kind: 'unavailable', retry: 'retryable', waitMs: 2000 }],
-  ['502 write', http(502), true, { kind: 'unavailable', retry: 'retryable' }],
+  ['502 write', http(502), true, { kind: 'outcome_unknown', retry: 'outcome_unknown' }],
   ['408 write', http(408), true, { kind: 'unavailable', retry: 'retryable' }],
   // The handler may have run.
   ['500 read', http(500, 500), false, { kind: 'unavailable', retry: 'retryable' }],
