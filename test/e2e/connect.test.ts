@@ -323,3 +323,20 @@ describe('secrets at rest', () => {
     for (const secret of secrets) expect(all.includes(secret), `a secret is stored in plaintext`).toBe(false);
   });
 });
+
+describe('request parsing', () => {
+  it('takes a JSON content type with an empty body as no body, and names nested fields', async () => {
+    const response = await fetch(`${stack.apiUrl}/api/fansly/accounts/acct_none`, {
+      method: 'DELETE',
+      headers: { 'x-api-key': stack.keys.t1, 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(404);
+    const malformed = await fetch(`${stack.apiUrl}/api/fansly/connect`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.keys.t1, 'content-type': 'application/json' },
+      body: '{"username":',
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as any).code).toBe('BAD_REQUEST');
+  });
+});

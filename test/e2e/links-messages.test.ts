@@ -335,8 +335,8 @@ describe('GET /{account_id}/mass-messaging/scheduled', () => {
     }
   });
 
-  it('answers 400 naming accountId when it is not a service account id', async () => {
-    expectBadRequest(await gw(stack, 'GET', '/bad-account/mass-messaging/scheduled'), 'accountId');
+  it('answers 404 for an account id that is not one of the caller’s, whatever its shape', async () => {
+    expectError(await gw(stack, 'GET', '/bad-account/mass-messaging/scheduled'), 404, 'NOT_FOUND');
   });
 
   runCommonRouteTests(

@@ -181,8 +181,8 @@ describe('GET /{accountId}/vault/albums', () => {
     }
   });
 
-  it('answers 400 naming accountId when it is not a service account id', async () => {
-    expectBadRequest(await gw(stack, 'GET', '/not-an-account/vault/albums'), 'accountId');
+  it('answers 404 for an account id that is not one of the caller’s, whatever its shape', async () => {
+    expectError(await gw(stack, 'GET', '/not-an-account/vault/albums'), 404, 'NOT_FOUND');
   });
 
   runCommonRouteTests(
@@ -239,11 +239,11 @@ describe('DELETE /{accountId}/vault/albums/{albumId}', () => {
     expect(albums.slice(0, 3).map((a: any) => a.id)).toEqual(fixture.standardAlbumIds);
   });
 
-  it('answers 400 naming the field for a malformed albumId or accountId, before enqueueing', async () => {
+  it('answers 400 naming albumId when it is malformed (404 for an unknown account), before enqueueing', async () => {
     const keys = (await scanKeys(stack.redis, stack.prefix)).sort();
     expectBadRequest(await gw(stack, 'DELETE', `/${demoId}/vault/albums/${'1'.repeat(65)}`), 'albumId');
     expectBadRequest(await gw(stack, 'DELETE', `/${demoId}/vault/albums/%20%20`), 'albumId');
-    expectBadRequest(await gw(stack, 'DELETE', '/acct-bad!/vault/albums/1'), 'accountId');
+    expectError(await gw(stack, 'DELETE', '/acct-bad!/vault/albums/1'), 404, 'NOT_FOUND');
     expect((await scanKeys(stack.redis, stack.prefix)).sort()).toEqual(keys);
   });
 

@@ -50,6 +50,15 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   // reshape answers, which a serializer would do silently on a mismatch.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandling(app);
+  // Many clients send `content-type: application/json` on every request, DELETE without a body
+  // included: an empty body is no body, not malformed JSON.
+  // Fastify's own parser stays in charge of everything else (prototype-poisoning checks included).
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    return json(request, body as string, done);
+  });
   app.addSchema(ErrorBodySchema);
 
   await app.register(swagger, {

@@ -19,8 +19,12 @@ export function validationMessage(
   const where = LOCATION[context ?? ''] ?? 'field';
   if (!first) return `Invalid ${where}`;
   const params = first.params as Record<string, unknown>;
-  if (first.keyword === 'required') return `The ${String(params.missingProperty)} ${where} is required`;
   const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  if (first.keyword === 'required') {
+    const missing =
+      field === '' ? String(params.missingProperty) : `${field}.${String(params.missingProperty)}`;
+    return `The ${missing} ${where} is required`;
+  }
   // An empty string where a value is needed (`?ids=`) is as good as none.
   if (first.keyword === 'minLength' && params.limit === 1 && field !== '')
     return `The ${field} ${where} is required`;

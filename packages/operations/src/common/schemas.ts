@@ -2,10 +2,8 @@ import { Type } from 'typebox';
 
 /** Path parameter of account-scoped operations (`/{account_id}/...` in the contract). */
 export const AccountParams = Type.Object({
-  accountId: Type.String({
-    pattern: '^acct_[A-Za-z0-9]{1,64}$',
-    description: 'service account id from /connect',
-  }),
+  // Any id that is not one of the caller's accounts is 404, malformed or not (an id is opaque).
+  accountId: Type.String({ minLength: 1, maxLength: 100, description: 'service account id from /connect' }),
 });
 
 export const CountryCode = Type.String({
