@@ -75,6 +75,7 @@ async function simAll<T>(
 /** Walks a gateway cursor (inside `response`) to its end, checking the shape of every page. */
 async function walk(path: string, field: 'subscriptions' | 'following', check: (item: unknown) => void) {
   const items: any[] = [];
+  const sizes: number[] = [];
   let cursor: string | undefined;
   for (let pages = 1; pages <= 60; pages++) {
     const separator = path.includes('?') ? '&' : '?';
@@ -88,7 +89,8 @@ async function walk(path: string, field: 'subscriptions' | 'following', check: (
     expect(typeof nextCursor).toBe('string');
     for (const item of body.response[field]) check(item);
     items.push(...body.response[field]);
-    if (nextCursor === '') return { items, pages };
+    sizes.push(body.response[field].length);
+    if (nextCursor === '') return { items, pages, sizes };
     cursor = nextCursor;
   }
   throw new Error(`${path}: the cursor never ended`);
@@ -139,6 +141,21 @@ describe('GET /{accountId}/subscribers', () => {
     // A small page size walks the same list.
     const small = await walk(`/${accountId}/subscribers?status=active&limit=37`, 'subscriptions', () => {});
     expect(small.items.map((s) => s.id)).toEqual(ids);
+  });
+
+  it('honours a limit above the platform’s 100: pages of exactly 250 walk every subscription once', async () => {
+    const own = await simAll<{ id: string }>('/subscribers', (p) => p.subscriptions, { status: 3 });
+    expect(own.length).toBeGreaterThan(250);
+    const { items, sizes } = await walk(
+      `/${accountId}/subscribers?status=active&limit=250`,
+      'subscriptions',
+      (s) => expect(errorsOf(Subscription, s)).toEqual([]),
+    );
+    // Every page but the last holds exactly the limit; the last holds what is left.
+    expect(sizes).toEqual([250, own.length - 250]);
+    const ids = items.map((s) => s.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(own.map((s) => s.id));
   });
 
   it('filters by subscriptionTierIds like the platform', async () => {
@@ -197,9 +214,10 @@ describe('GET /{accountId}/subscribers', () => {
     for (const status of ['expired', 'all', '3', 'ACTIVE', '']) {
       expectBadRequest(await gw(stack, 'GET', `${base}?status=${status}`), 'status');
     }
-    for (const limit of ['0', '101', 'ten', '2.5']) {
+    for (const limit of ['0', '501', 'ten', '2.5']) {
       expectBadRequest(await gw(stack, 'GET', `${base}?status=active&limit=${limit}`), 'limit');
     }
+    expectBadRequest(await gw(stack, 'GET', `${base}?status=active&limit=501`), '500');
     expectBadRequest(await gw(stack, 'GET', `${base}?status=active&cursor=page2`), 'cursor');
     expectBadRequest(
       await gw(stack, 'GET', `${base}?status=active&subscriptionTierIds=gold`),
@@ -251,12 +269,34 @@ describe('GET /{accountId}/following', () => {
     expect(defaults.items.map((f) => f.accountId)).toEqual(ids);
   });
 
+  it('honours a limit above the platform’s 100, with cursors from what was returned', async () => {
+    const own = (
+      await simAll<{ accountId: string }>(`/account/${demo.platformAccountId}/following`, (p) => p)
+    ).map((f) => f.accountId);
+    expect(own).toHaveLength(demo.counts.following);
+    // The seeded creator follows fewer than 250 accounts (README: 200-320 with this seed's 222), so a
+    // limit of 250 is the whole list in one answer, fetched in upstream pages of at most 100.
+    expect(own.length).toBeLessThan(250);
+    const whole = await walk(`/${accountId}/following?limit=250`, 'following', (entry) =>
+      expect(errorsOf(FollowingEntry, entry)).toEqual([]),
+    );
+    expect(whole.sizes).toEqual([own.length]);
+    expect(whole.items.map((f) => f.accountId)).toEqual(own);
+    // 150 is not a multiple of the platform's page: the second page starts right after the first.
+    const { items, sizes } = await walk(`/${accountId}/following?limit=150`, 'following', () => {});
+    expect(sizes).toEqual([150, own.length - 150]);
+    const ids = items.map((f) => f.accountId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(own);
+  });
+
   it('refuses bad paging before anything reaches the platform', async () => {
     const key = `GET /api/v1/account/${demo.platformAccountId}/following`;
     const calls = await simCalls(key);
-    for (const limit of ['0', '101', 'x']) {
+    for (const limit of ['0', '501', 'x']) {
       expectBadRequest(await gw(stack, 'GET', `/${accountId}/following?limit=${limit}`), 'limit');
     }
+    expectBadRequest(await gw(stack, 'GET', `/${accountId}/following?limit=501`), '500');
     expectBadRequest(await gw(stack, 'GET', `/${accountId}/following?cursor=abc`), 'cursor');
     expectBadRequest(await gw(stack, 'GET', `/${accountId}/following?cursor=o-1`), 'cursor');
     expect(await simCalls(key)).toBe(calls);
@@ -330,6 +370,36 @@ describe('GET /{accountId}/earnings/transactions', () => {
     expect(past.body.data.data.response.data).toEqual([]);
   });
 
+  it('honours a limit above the platform’s 100: offset walks of 250 and one page of 500', async () => {
+    const own = await simAll<{ transactionId: string }>(
+      '/account/wallets/earnings/transactions',
+      (p) => p.data,
+    );
+    expect(own).toHaveLength(demo.counts.transactions);
+    const ids: string[] = [];
+    const sizes: number[] = [];
+    for (let offset = 0; ; offset += 250) {
+      const response = await gw(stack, 'GET', `${path()}?limit=250&offset=${offset}`);
+      expectSuccess(response);
+      const { total, data } = response.body.data.data.response;
+      expect(total).toBe(demo.counts.transactions);
+      ids.push(...data.map((tx: any) => tx.transactionId));
+      sizes.push(data.length);
+      if (data.length < 250) break;
+    }
+    const full = Math.floor(own.length / 250);
+    expect(sizes).toEqual([...Array.from({ length: full }, () => 250), own.length - full * 250]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(own.map((tx) => tx.transactionId));
+
+    // The gateway maximum in one answer, from an offset that is not a multiple of 100.
+    const most = await gw(stack, 'GET', `${path()}?limit=500&offset=7`);
+    expectSuccess(most);
+    const data = most.body.data.data.response.data as any[];
+    expect(data.map((tx) => tx.transactionId)).toEqual(own.slice(7, 507).map((tx) => tx.transactionId));
+    for (const tx of data) expect(errorsOf(EarningsTransaction, tx)).toEqual([]);
+  });
+
   it('filters by before and after (Unix ms, exclusive) like the platform', async () => {
     const own = await sim.get('/account/wallets/earnings/transactions', { limit: 100, offset: 0 });
     const before = own.data[10].createdAt as number;
@@ -363,8 +433,9 @@ describe('GET /{accountId}/earnings/transactions', () => {
   it('refuses bad query values before anything reaches the platform', async () => {
     const key = 'GET /api/v1/account/wallets/earnings/transactions';
     const calls = await simCalls(key);
-    for (const limit of ['0', '101', 'many'])
+    for (const limit of ['0', '501', 'many'])
       expectBadRequest(await gw(stack, 'GET', `${path()}?limit=${limit}`), 'limit');
+    expectBadRequest(await gw(stack, 'GET', `${path()}?limit=501`), '500');
     for (const offset of ['-1', 'x', '1.5'])
       expectBadRequest(await gw(stack, 'GET', `${path()}?offset=${offset}`), 'offset');
     expectBadRequest(await gw(stack, 'GET', `${path()}?before=yesterday`), 'before');

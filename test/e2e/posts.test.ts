@@ -1,7 +1,11 @@
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Post, REPLY_RULES } from '../../packages/operations/src/posts-create/operation';
+import {
+  ACCESS_PERMISSION_TYPES,
+  Post,
+  REPLY_RULES,
+} from '../../packages/operations/src/posts-create/operation';
 import { Wall } from '../../packages/operations/src/posts-walls/operation';
 import { connectAccount, runCommonRouteTests } from '../support/common';
 import { type SimSession, simRequests, simSession } from '../support/sim-session';
@@ -189,6 +193,66 @@ describe('POST /{accountId}/posts', () => {
     expect(errorsOf(Post, ppv.body.data.data.response)).toEqual([]);
     const own = await sim.get<{ posts: any[] }>('/post', { ids: ppv.body.data.data.response.id });
     expect(own.posts[0].content).toBe('unlock me');
+    expect(own.posts[0].accessPermissions).toEqual([
+      { type: ACCESS_PERMISSION_TYPES.ppv, price: 4990 },
+      { type: ACCESS_PERMISSION_TYPES.subscription },
+    ]);
+  });
+
+  it('stores a ppv post and a subscription-only post on the platform with their access and price', async () => {
+    const ppv = await createPost({
+      content: 'pay to see',
+      mediaIds: [imageMediaId],
+      access_type: ['ppv'],
+      price: 12.5,
+      previewId: demo.fypVideoMediaId,
+    });
+    expectEnvelope(ppv, 201);
+    const members = await createPost({
+      content: 'for my subscribers',
+      mediaIds: [imageMediaId],
+      access_type: ['subscription'],
+    });
+    expectEnvelope(members, 201);
+    const free = await createPost({ content: 'for everyone', mediaIds: [imageMediaId] });
+    expectEnvelope(free, 201);
+
+    // The gateway's Post is the contract's record: no access fields of its own.
+    const fields = Object.keys(Post.properties).sort();
+    for (const response of [ppv, members, free]) {
+      expect(Object.keys(response.body.data.data.response).sort()).toEqual(fields);
+    }
+
+    // What the platform holds, read back with its own read route: dollars became mills.
+    const ids = [ppv, members, free].map((r) => r.body.data.data.response.id as string);
+    const own = await sim.get<{ posts: any[] }>('/post', { ids: ids.join(',') });
+    expect(own.posts.map((p) => p.id)).toEqual(ids);
+    const [storedPpv, storedMembers, storedFree] = own.posts;
+    expect(storedPpv.accessPermissions).toEqual([{ type: ACCESS_PERMISSION_TYPES.ppv, price: 12_500 }]);
+    expect(storedPpv.previewId).toBe(demo.fypVideoMediaId);
+    expect(storedMembers.accessPermissions).toEqual([{ type: ACCESS_PERMISSION_TYPES.subscription }]);
+    expect(storedMembers.previewId).toBeNull();
+    expect(storedFree.accessPermissions).toEqual([]);
+  });
+
+  it('maps every access type to its own upstream code', async () => {
+    const response = await createPost({
+      content: 'every restriction',
+      mediaIds: [imageMediaId],
+      access_type: ['ppv', 'subscription', 'follow', 'list', 'limited_time'],
+      price: 0.99,
+    });
+    expectEnvelope(response, 201);
+    const own = await sim.get<{ posts: any[] }>('/post', { ids: response.body.data.data.response.id });
+    expect(own.posts[0].accessPermissions).toEqual([
+      { type: ACCESS_PERMISSION_TYPES.ppv, price: 990 },
+      { type: ACCESS_PERMISSION_TYPES.subscription },
+      { type: ACCESS_PERMISSION_TYPES.follow },
+      { type: ACCESS_PERMISSION_TYPES.list },
+      { type: ACCESS_PERMISSION_TYPES.limited_time },
+    ]);
+    const codes = own.posts[0].accessPermissions.map((p: any) => p.type);
+    expect(new Set(codes).size).toBe(5);
   });
 
   it('refuses each rule before anything reaches the platform, naming the rule and field', async () => {
@@ -286,6 +350,13 @@ describe('POST /{accountId}/posts', () => {
   it('answers 404 for media or a wall that is not the account’s, saying which', async () => {
     const media = await createPost({ content: 'x', mediaIds: ['123456789012345678'] });
     expectError(media, 404, 'mediaIds');
+    const preview = await createPost({
+      content: 'x',
+      mediaIds: [imageMediaId],
+      access_type: ['subscription'],
+      previewId: '123456789012345677',
+    });
+    expectError(preview, 404, 'previewId');
     const wall = await createPost({
       content: 'x',
       mediaIds: [imageMediaId],

@@ -485,6 +485,8 @@ describe('record fields (gateway-api.md tables)', () => {
         postReplyPermissionFlags: 'array',
         expiresAt: 'number',
         attachments: 'array',
+        accessPermissions: 'array',
+        previewId: 'id|null',
         wallIds: 'array',
         pinWallIds: 'array',
         pinned: 'number',

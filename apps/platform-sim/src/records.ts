@@ -340,6 +340,16 @@ export interface PostAttachment {
   postId: string;
 }
 
+/**
+ * Who may open a post's media, one entry per access type (GUESS, docs/upstream-decisions.md: the
+ * public sources do not show the platform's field names). `type`: 1 ppv, 2 subscription, 3 follow,
+ * 4 list, 5 limited time; `price` in mills, only on the ppv entry.
+ */
+export interface PostAccessPermission {
+  type: number;
+  price?: number;
+}
+
 export interface Post {
   id: string;
   accountId: string;
@@ -352,6 +362,10 @@ export interface Post {
   expiresAt: number;
   scheduledFor: number;
   attachments: PostAttachment[];
+  /** Empty: the media is free to everyone who sees the post. */
+  accessPermissions: PostAccessPermission[];
+  /** A vault media shown in place of restricted media; null when none. */
+  previewId: string | null;
   wallIds: string[];
   pinWallIds: string[];
   pinned: number;

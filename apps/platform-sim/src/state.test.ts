@@ -241,6 +241,71 @@ describe('posts', () => {
     expect(mediaOnly.status).toBe(200);
     expect(mediaOnly.body.response.wallIds).toEqual([demo.mainWallId]);
   });
+
+  it('stores access restrictions and a preview, and shows them on the read route', async () => {
+    const ppv = await api('POST', '/post', {
+      content: 'unlock me',
+      attachments: [{ contentId: demo.mediaIds[10], contentType: 1, pos: 0 }],
+      accessPermissions: [{ type: 1, price: 4990 }, { type: 2 }],
+      previewId: demo.mediaIds[11],
+    });
+    expect(ppv.status).toBe(200);
+    expect(ppv.body.response.accessPermissions).toEqual([{ type: 1, price: 4990 }, { type: 2 }]);
+    expect(ppv.body.response.previewId).toBe(demo.mediaIds[11]);
+
+    // Subscription only, on text: no media needed, no price.
+    const subscribers = await api('POST', '/post', {
+      content: 'members only',
+      accessPermissions: [{ type: 2 }],
+    });
+    expect(subscribers.status).toBe(200);
+    const free = await api('POST', '/post', { content: 'for everyone' });
+    expect(free.body.response.accessPermissions).toEqual([]);
+    expect(free.body.response.previewId).toBeNull();
+
+    const ids = [ppv, subscribers, free].map((r) => r.body.response.id);
+    const read = (await api('GET', `/post?ids=${ids.join(',')}`)).body.response.posts;
+    expect(read.map((p: any) => [p.accessPermissions, p.previewId])).toEqual([
+      [[{ type: 1, price: 4990 }, { type: 2 }], demo.mediaIds[11]],
+      [[{ type: 2 }], null],
+      [[], null],
+    ]);
+  });
+
+  it('refuses malformed access restrictions (400 code 10) and an unknown preview (404), storing nothing', async () => {
+    const media = [{ contentId: demo.mediaIds[10], contentType: 1, pos: 0 }];
+    const refused = [
+      { content: 'x', attachments: media, accessPermissions: { type: 1, price: 1000 } },
+      { content: 'x', attachments: media, accessPermissions: [7] },
+      { content: 'x', attachments: media, accessPermissions: [{ type: 9 }] },
+      { content: 'x', attachments: media, accessPermissions: [{ type: '1', price: 1000 }] },
+      { content: 'x', attachments: media, accessPermissions: [{ type: 2 }, { type: 2 }] },
+      // ppv: a price in whole mills above 0, and media to sell
+      { content: 'x', attachments: media, accessPermissions: [{ type: 1 }] },
+      { content: 'x', attachments: media, accessPermissions: [{ type: 1, price: 0 }] },
+      { content: 'x', attachments: media, accessPermissions: [{ type: 1, price: 4.99 }] },
+      { content: 'x', attachments: media, accessPermissions: [{ type: 1, price: '4990' }] },
+      { content: 'x', accessPermissions: [{ type: 1, price: 4990 }] },
+      // a price belongs to ppv only
+      { content: 'x', attachments: media, accessPermissions: [{ type: 2, price: 4990 }] },
+    ];
+    for (const body of refused) {
+      const result = await api('POST', '/post', body);
+      expect(result.status, JSON.stringify(body)).toBe(400);
+      expect(result.body.error).toEqual({ code: 10, details: 'invalid field "accessPermissions"' });
+    }
+    const badPreview = await api('POST', '/post', { content: 'x', attachments: media, previewId: 12 });
+    expect(badPreview.body.error).toEqual({ code: 10, details: 'invalid field "previewId"' });
+    const unknownPreview = await api('POST', '/post', {
+      content: 'x',
+      attachments: media,
+      accessPermissions: [{ type: 1, price: 4990 }],
+      previewId: '123456789012345678',
+    });
+    expect(unknownPreview.status).toBe(404);
+    expect(unknownPreview.body.error).toEqual({ code: 404, details: 'media not found' });
+    expect((await sim.client.fixtures()).accounts[0].postIds).toEqual([]);
+  });
 });
 
 describe('message reactions', () => {

@@ -1,7 +1,7 @@
 import { invalidField, notFound } from '../errors';
 import { Kind } from '../ids';
 import { type Body, bodyNumber, bodyObject, bodyString, queryCsv } from '../params';
-import type { Post, PostAttachment, PostReplyRule } from '../records';
+import type { Post, PostAccessPermission, PostAttachment, PostReplyRule } from '../records';
 import { MEDIA_VIDEO } from '../world/creator';
 import type { ApiContext, ApiRoute } from './types';
 
@@ -9,6 +9,12 @@ import type { ApiContext, ApiRoute } from './types';
 export const POST_ATTACHMENT_MEDIA = 1;
 export const FYP_MIN_VIDEO_SECONDS = 3;
 const MAX_CONTENT = 5000;
+/**
+ * `accessPermissions[].type` codes (GUESS, docs/upstream-decisions.md): who may open the post's
+ * media. Only the ppv entry carries a `price` (mills), and it needs one.
+ */
+export const POST_ACCESS = { ppv: 1, subscription: 2, follow: 3, list: 4, limitedTime: 5 } as const;
+const ACCESS_TYPES: ReadonlySet<number> = new Set(Object.values(POST_ACCESS));
 
 function stringArray(body: Body, name: string): string[] | undefined {
   const value = body[name];
@@ -22,6 +28,31 @@ function optionalRef(body: Body, name: string): string | null {
   if (value === undefined || value === null || value === '' || value === '0') return null;
   if (typeof value !== 'string') throw invalidField(name);
   return value;
+}
+
+/** `accessPermissions`: absent or null = free; every malformed entry is `invalid field "accessPermissions"`. */
+function accessPermissions(body: Body, attachmentCount: number): PostAccessPermission[] {
+  const raw = body.accessPermissions ?? [];
+  if (!Array.isArray(raw)) throw invalidField('accessPermissions');
+  const seen = new Set<number>();
+  return raw.map((item) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw invalidField('accessPermissions');
+    const entry = item as Body;
+    const type = entry.type;
+    if (typeof type !== 'number' || !ACCESS_TYPES.has(type) || seen.has(type))
+      throw invalidField('accessPermissions');
+    seen.add(type);
+    const price = entry.price ?? undefined;
+    if (type !== POST_ACCESS.ppv) {
+      if (price !== undefined) throw invalidField('accessPermissions');
+      return { type };
+    }
+    // A ppv entry sells the attached media: it needs media and a positive price in whole mills.
+    if (typeof price !== 'number' || !Number.isInteger(price) || price <= 0 || attachmentCount === 0)
+      throw invalidField('accessPermissions');
+    return { type, price };
+  });
 }
 
 function createPost(ctx: ApiContext): Post {
@@ -60,6 +91,8 @@ function createPost(ctx: ApiContext): Post {
     return { contentId, pos };
   });
   if (content.trim().length === 0 && attachments.length === 0) throw invalidField('content');
+  const access = accessPermissions(body, attachments.length);
+  const previewId = optionalRef(body, 'previewId');
 
   const rawRules = body.postReplyPermissionFlags ?? [];
   if (!Array.isArray(rawRules)) throw invalidField('postReplyPermissionFlags');
@@ -86,6 +119,7 @@ function createPost(ctx: ApiContext): Post {
     if (index < 0) throw notFound('media');
     return creatorWorld.mediaInfo(index);
   });
+  if (previewId !== null && creatorWorld.mediaIndexOf(previewId) < 0) throw notFound('media');
   const knownWalls = new Set(state.walls.map((wall) => wall.id));
   for (const wallId of [...(wallIds ?? []), ...(pinWallIds ?? [])]) {
     if (!knownWalls.has(wallId)) throw notFound('wall');
@@ -123,6 +157,8 @@ function createPost(ctx: ApiContext): Post {
     expiresAt,
     scheduledFor,
     attachments: postAttachments,
+    accessPermissions: access,
+    previewId,
     wallIds: targetWalls,
     pinWallIds: pinWallIds ?? (pinned ? targetWalls : []),
     pinned,

@@ -1,14 +1,11 @@
 import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
+import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
 import { coerce } from '../common/profile';
 import { AccountParams, Nullable } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 const { obj, arr, str, num } = coerce;
-
-/** The platform's page size bounds (default 25, at most 100); a larger limit is refused, not clamped. */
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 100;
 
 /**
  * The contract's Earnings transaction. amount, destinationTax, destinationAmount, newBalance and
@@ -82,14 +79,7 @@ export const earningsTransactions = defineOperation({
     querystring: Type.Object({
       before: Type.Optional(UnixMs('Unix ms: only transactions created before it; 0 = no bound')),
       after: Type.Optional(UnixMs('Unix ms: only transactions created after it; 0 = no bound')),
-      limit: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          maximum: MAX_LIMIT,
-          default: DEFAULT_LIMIT,
-          description: 'per page maximum',
-        }),
-      ),
+      limit: LimitQuery('per page maximum'),
       offset: Type.Optional(
         Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'transactions to skip' }),
       ),
@@ -101,17 +91,26 @@ export const earningsTransactions = defineOperation({
       ? 'before must be later than after: both are Unix ms and the range between them is exclusive'
       : undefined,
   run: async ({ query }, { call }) => {
-    const page = obj(
-      await call('earningsTransactions', {
-        query: {
-          // 0 is "no bound" upstream as at the gateway, so both pass unchanged (Unix ms on both sides).
-          after: query.after,
-          before: query.before,
-          limit: query.limit ?? DEFAULT_LIMIT,
-          offset: query.offset ?? 0,
-        },
-      }),
+    // Every page carries the same total (it counts the bounded range, whatever the offset).
+    let total: unknown = 0;
+    const { items } = await fetchPages(
+      { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 },
+      async (page) => {
+        const answer = obj(
+          await call('earningsTransactions', {
+            query: {
+              // 0 is "no bound" upstream as at the gateway, so both pass unchanged (Unix ms on both sides).
+              after: query.after,
+              before: query.before,
+              limit: page.limit,
+              offset: page.offset,
+            },
+          }),
+        );
+        total = answer.total;
+        return arr(answer.data).map(toEarningsTransaction);
+      },
     );
-    return upstreamData({ total: num(page.total), data: arr(page.data).map(toEarningsTransaction) });
+    return upstreamData({ total: num(total), data: items });
   },
 });

@@ -1,15 +1,12 @@
 import { GatewayError, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { offsetCursor } from '../common/cursor';
+import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
 import { coerce } from '../common/profile';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 const { arr, str } = coerce;
-
-/** The platform's page size bounds (default 25, at most 100); a larger limit is refused, not clamped. */
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 100;
 
 /** The contract's Following entry. */
 export const FollowingEntry = Type.Object({
@@ -34,14 +31,7 @@ export const following = defineOperation({
     params: AccountParams,
     querystring: Type.Object({
       cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page' })),
-      limit: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          maximum: MAX_LIMIT,
-          default: DEFAULT_LIMIT,
-          description: 'results per page',
-        }),
-      ),
+      limit: LimitQuery('results per page'),
     }),
     data: Upstream(FollowingResponse),
   },
@@ -50,16 +40,19 @@ export const following = defineOperation({
     if (!account) throw new GatewayError('INTERNAL', 'following needs the connected account');
     const offset = offsetCursor.decode(query.cursor);
     const limit = query.limit ?? DEFAULT_LIMIT;
-    const page = await call('following', {
-      params: { accountId: account.platformAccountId },
-      // before/after are the platform's own bounds, unused here: paging is by offset.
-      query: { before: 0, after: 0, limit, offset },
-    });
-    const entries = arr(page).map((entry) => ({ accountId: str(entry.accountId) }));
+    const { items, ended } = await fetchPages({ limit, offset }, async (page) =>
+      arr(
+        await call('following', {
+          params: { accountId: account.platformAccountId },
+          // before/after are the platform's own bounds, unused here: paging is by offset.
+          query: { before: 0, after: 0, limit: page.limit, offset: page.offset },
+        }),
+      ).map((entry) => ({ accountId: str(entry.accountId) })),
+    );
     return upstreamData({
-      following: entries,
-      // Offset paging upstream: a page shorter than asked is the last one.
-      nextCursor: entries.length < limit ? '' : offsetCursor.encode(offset + entries.length),
+      following: items,
+      // The next page starts after what this answer holds; a short upstream page was the last one.
+      nextCursor: ended ? '' : offsetCursor.encode(offset + items.length),
     });
   },
 });

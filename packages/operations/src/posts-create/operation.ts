@@ -18,10 +18,26 @@ const ATTACHMENT_MEDIA = 1;
  */
 const MIN_MS_TIMESTAMP = 100_000_000_000;
 
+/**
+ * Access restrictions upstream, one `{type, price?}` per access_type in `accessPermissions`, the
+ * ppv price in mills. GUESS (docs/upstream-decisions.md): the public sources show neither the field
+ * nor the codes, so they live in this one table, kept in step with the sandbox's POST_ACCESS. Its
+ * names are also the access_type values the gateway accepts.
+ */
+export const ACCESS_PERMISSION_TYPES = {
+  ppv: 1,
+  subscription: 2,
+  follow: 3,
+  list: 4,
+  limited_time: 5,
+} as const;
+const accessCodes: ReadonlyMap<string, number> = new Map(Object.entries(ACCESS_PERMISSION_TYPES));
+const accessNames = Object.keys(ACCESS_PERMISSION_TYPES).join(', ');
+
 /** A pattern rather than a union of literals: the 400 then reads "must be one of ppv, ...". */
 export const AccessType = Type.String({
-  pattern: '^(ppv|subscription|follow|list|limited_time)$',
-  description: 'one of ppv, subscription, follow, list, limited_time',
+  pattern: `^(${Object.keys(ACCESS_PERMISSION_TYPES).join('|')})$`,
+  description: `one of ${accessNames}`,
 });
 
 const Dollars = (description: string) => Type.Number({ minimum: 0, description });
@@ -55,7 +71,7 @@ export const PostBody = Type.Object({
   access_type: Type.Optional(
     Type.Array(AccessType, {
       uniqueItems: true,
-      description: 'ppv, subscription, follow, list, limited_time; may be combined',
+      description: `${accessNames}; may be combined`,
     }),
   ),
   price: Type.Optional(Dollars('dollars; required when access_type includes ppv')),
@@ -140,6 +156,18 @@ export function replyRules(
   return rules;
 }
 
+export function accessPermissions(body: PostBody): { type: number; price?: number }[] {
+  return (body.access_type ?? []).map((access) => {
+    const type = accessCodes.get(access);
+    // The schema's pattern is built from the table, so only a bypassed schema gets here.
+    if (type === undefined) throw new GatewayError('INTERNAL', `no upstream access code for ${access}`);
+    // checkPost has made price present exactly when ppv is.
+    return access === 'ppv' && body.price !== undefined
+      ? { type, price: dollarsToMills(body.price) }
+      : { type };
+  });
+}
+
 /** The five rules of the contract, plus the unit checks the schema cannot express. */
 export function checkPost(body: PostBody): string | undefined {
   const mediaCount = body.mediaIds?.length ?? 0;
@@ -173,7 +201,6 @@ export function checkPost(body: PostBody): string | undefined {
 }
 
 function upstreamPost(body: PostBody): Record<string, unknown> {
-  const ppv = body.access_type?.includes('ppv') ?? false;
   const pinWallIds = body.pinWallIds ?? [];
   return {
     content: body.content ?? '',
@@ -193,14 +220,16 @@ function upstreamPost(body: PostBody): Record<string, unknown> {
     // Empty lets the platform pick the main wall, as its own web client does.
     wallIds: body.wallIds ?? [],
     pinWallIds,
-    // GUESS: no public source shows how /post takes a ppv price beyond one client sending `price`
-    // beside the content; it is in mills like every platform price. access_type and previewId have
-    // no known upstream field at all (the contract hides the media-permission names too), so they
-    // are validated here and not sent rather than sent under invented names.
-    ...(ppv && body.price !== undefined ? { price: dollarsToMills(body.price) } : {}),
+    // GUESS fields (docs/upstream-decisions.md), sent only when asked for, so a free post's body
+    // carries nothing invented.
+    ...(body.access_type && body.access_type.length > 0
+      ? { accessPermissions: accessPermissions(body) }
+      : {}),
+    ...(body.previewId !== undefined ? { previewId: body.previewId } : {}),
   };
 }
 
+/** The contract's Post has no access fields, so the platform's accessPermissions and previewId stay upstream. */
 export function toPost(value: unknown): Post {
   const raw = obj(value);
   const nullableId = (v: unknown) => (v === undefined || v === null ? null : String(v));
@@ -257,7 +286,9 @@ async function notFoundReason(body: PostBody, call: OperationContext['call']): P
         `wall ${unknown} (in wallIds or pinWallIds) is not one of this account's walls`,
       );
   }
-  return new GatewayError('NOT_FOUND', "a media id in mediaIds is not one of this account's vault media");
+  // The platform names no id in its 404, and previewId is a media id too.
+  const where = body.previewId === undefined ? 'mediaIds' : 'mediaIds or previewId';
+  return new GatewayError('NOT_FOUND', `a media id in ${where} is not one of this account's vault media`);
 }
 
 export const postsCreate = defineOperation({

@@ -1,15 +1,13 @@
 import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
 import { offsetCursor } from '../common/cursor';
+import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
 import { coerce } from '../common/profile';
 import { AccountParams, Nullable } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 const { obj, arr, str, num } = coerce;
 
-/** The platform's page size bounds (default 25, at most 100); a larger limit is refused, not clamped. */
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 100;
 /** Upstream status code of an active subscription (the contract: "3 means active"). */
 const STATUS_ACTIVE = 3;
 
@@ -112,14 +110,7 @@ export const subscribers = defineOperation({
       // The validation message reads "must be <description>".
       status: Type.String({ pattern: '^active$', description: 'active' }),
       cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page' })),
-      limit: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          maximum: MAX_LIMIT,
-          default: DEFAULT_LIMIT,
-          description: 'results per page',
-        }),
-      ),
+      limit: LimitQuery('results per page'),
       subscriptionTierIds: Type.Optional(
         Type.String({
           pattern: '^\\d{1,30}(,\\d{1,30}){0,99}$',
@@ -137,28 +128,32 @@ export const subscribers = defineOperation({
     const offset = offsetCursor.decode(query.cursor);
     const limit = query.limit ?? DEFAULT_LIMIT;
     const search = query.search?.trim();
-    const page = obj(
-      await call('subscribers', {
-        query: {
-          status: STATUS_ACTIVE,
-          limit,
-          offset,
-          ...(search ? { search } : {}),
-          ...(query.subscriptionTierIds ? { subscriptionTierId: query.subscriptionTierIds } : {}),
-        },
-      }),
-    );
-    const stats = obj(page.stats);
-    const subscriptions = arr(page.subscriptions).map(toSubscription);
+    // Every page carries the same stats (they count all of the creator's subscriptions).
+    let stats: Record<string, unknown> = {};
+    const { items, ended } = await fetchPages({ limit, offset }, async (page) => {
+      const answer = obj(
+        await call('subscribers', {
+          query: {
+            status: STATUS_ACTIVE,
+            limit: page.limit,
+            offset: page.offset,
+            ...(search ? { search } : {}),
+            ...(query.subscriptionTierIds ? { subscriptionTierId: query.subscriptionTierIds } : {}),
+          },
+        }),
+      );
+      stats = obj(answer.stats);
+      return arr(answer.subscriptions).map(toSubscription);
+    });
     return upstreamData({
       stats: {
         totalActive: num(stats.totalActive),
         totalExpired: num(stats.totalExpired),
         total: num(stats.total),
       },
-      subscriptions,
-      // Offset paging upstream: a page shorter than asked is the last one.
-      nextCursor: subscriptions.length < limit ? '' : offsetCursor.encode(offset + subscriptions.length),
+      subscriptions: items,
+      // The next page starts after what this answer holds; a short upstream page was the last one.
+      nextCursor: ended ? '' : offsetCursor.encode(offset + items.length),
     });
   },
 });
