@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectCredentials } from '../support/common';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -30,12 +31,7 @@ describe('operations surface', () => {
 
   it('shows jobs on the board with no secret in them', async () => {
     const twofa = account(stack, 'creator_2fa');
-    const credentials = {
-      username: twofa.username,
-      password: twofa.password,
-      name: 'Two',
-      countryCode: 'GB',
-    };
+    const credentials = connectCredentials(stack, 'creator_2fa', 'Two', 'GB');
     const started = await gw(stack, 'POST', '/connect', { body: credentials });
     const done = await gw(stack, 'POST', '/verify-2fa', {
       body: { ...credentials, twoFactorToken: started.body.data.twofa_token, twoFactorCode: twofa.twofaCode },

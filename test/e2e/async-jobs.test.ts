@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectCredentials } from '../support/common';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -10,10 +11,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const connectBody = () => {
-  const demo = account(stack, 'creator_demo');
-  return { username: demo.username, password: demo.password, name: 'Demo', countryCode: 'US' };
-};
+const connectBody = () => connectCredentials(stack, 'creator_demo', 'Demo');
 
 async function pollJob(url: string, key: string, until: (status: number) => boolean) {
   for (let i = 0; i < 100; i++) {

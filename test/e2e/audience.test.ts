@@ -1,11 +1,10 @@
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EarningsTransaction } from '../../packages/operations/src/earnings-transactions/operation';
 import { FollowingEntry } from '../../packages/operations/src/following/operation';
 import { SubscriberStats, Subscription } from '../../packages/operations/src/subscribers/operation';
-import { connectAccount, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests, simSession } from '../support/sim-session';
+import { errorsOf, expectBadRequest, expectSuccess } from '../support/assert';
+import { connectWithSim, runCommonRouteTests } from '../support/common';
+import { type SimSession, simRequests } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 interface DemoFixture {
@@ -28,32 +27,12 @@ let demo: DemoFixture;
 
 beforeAll(async () => {
   stack = await startStack({ sim: { mediaOfferGapMs: 0 } });
-  accountId = await connectAccount(stack);
-  const fixture = account(stack, 'creator_demo');
-  demo = fixture as unknown as DemoFixture;
-  sim = await simSession(stack, fixture.username, fixture.password);
+  ({ accountId, sim } = await connectWithSim(stack));
+  demo = account(stack, 'creator_demo') as unknown as DemoFixture;
 });
 afterAll(async () => {
   await stack?.stop();
 });
-
-const errorsOf = (schema: TSchema, value: unknown) =>
-  [...Value.Errors(schema, value)].map((e) => `${e.instancePath} ${e.message}`);
-
-function expectSuccess(response: { status: number; body: any }) {
-  expect(response.status).toBe(200);
-  expect(response.body.statusCode).toBe(200);
-  expect(response.body.message).toBe('Success');
-  expect(new Date(response.body.timestamp).toISOString()).toBe(response.body.timestamp);
-  expect(response.body.data.status_code).toBe(200);
-  expect(response.body.data.data.success).toBe(true);
-}
-
-function expectBadRequest(response: { status: number; body: any }, field: string) {
-  expect(response.status).toBe(400);
-  expect(response.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'BAD_REQUEST' });
-  expect(response.body.message).toContain(field);
-}
 
 /** Sandbox calls of one kind so far: bad input must be refused before it reaches the platform. */
 const simCalls = async (key: string) => (await simRequests(stack, demo.username))[key] ?? 0;

@@ -1,5 +1,3 @@
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AccountMedia,
@@ -11,8 +9,9 @@ import {
   UnreadMessageInteraction,
 } from '../../packages/operations/src/chats-unread/operation';
 import { Reaction } from '../../packages/operations/src/messages-like/operation';
-import { connectAccount, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests, simSession } from '../support/sim-session';
+import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
+import { connectWithSim, runCommonRouteTests } from '../support/common';
+import { type SimSession, simRequests } from '../support/sim';
 import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
 
 interface DemoFixture {
@@ -34,34 +33,13 @@ beforeAll(async () => {
   // The sandbox's per-account media-offer gap would empty every page after the first; pacing those
   // calls is not what this file tests.
   stack = await startStack({ sim: { mediaOfferGapMs: 0 } });
-  accountId = await connectAccount(stack);
-  const fixture = account(stack, 'creator_demo');
-  demo = fixture as unknown as DemoFixture;
+  ({ accountId, sim } = await connectWithSim(stack));
+  demo = account(stack, 'creator_demo') as unknown as DemoFixture;
   other = account(stack, 'creator_2fa') as unknown as DemoFixture;
-  sim = await simSession(stack, fixture.username, fixture.password);
 });
 afterAll(async () => {
   await stack?.stop();
 });
-
-function expectSuccess(response: { status: number; body: any }, status: 200 | 201) {
-  expect(response.status).toBe(status);
-  expect(response.body.statusCode).toBe(status);
-  expect(response.body.message).toBe('Success');
-  expect(new Date(response.body.timestamp).toISOString()).toBe(response.body.timestamp);
-  expect(response.body.data.status_code).toBe(200);
-  expect(response.body.data.data.success).toBe(true);
-}
-
-function expectError(response: { status: number; body: any }, status: number, code: string, text: string) {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ statusCode: status, code });
-  expect(typeof response.body.error).toBe('string');
-  expect(response.body.message).toContain(text);
-}
-
-const errorsOf = (schema: TSchema, value: unknown) =>
-  [...Value.Errors(schema, value)].map((e) => `${e.instancePath} ${e.message}`);
 
 describe('GET /{accountId}/chats/{chatId}/media-stats', () => {
   /** Every offer item of a chat as the sandbox itself pages it (newest first, before = last id). */
@@ -279,8 +257,7 @@ describe('POST /{accountId}/messages/like', () => {
     ];
     for (const [body, field] of cases) {
       const response = await send(body);
-      expectError(response, 400, 'BAD_REQUEST', field);
-      expect(response.body.error).toBe('Bad Request');
+      expectBadRequest(response, field);
     }
     const notJson = await fetch(`${stack.apiUrl}/api/fansly/${accountId}/messages/like`, {
       method: 'POST',
@@ -306,8 +283,7 @@ describe('POST /{accountId}/messages/like', () => {
       const response = await gw(stack, 'POST', `/${accountId}/messages/like`, {
         body: { messageId, type: 1 },
       });
-      expectError(response, 404, 'NOT_FOUND', 'message');
-      expect(response.body.error).toBe('Not Found');
+      expectNotFound(response, 'message');
       expect(response.body.message).not.toBe('message not found');
     }
   });

@@ -1,5 +1,3 @@
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatedTrackingLink, TrackingLink } from '../../packages/operations/src/common/tracking-link';
 import {
@@ -9,82 +7,26 @@ import {
 } from '../../packages/operations/src/mass-messages-scheduled/operation';
 import { trackingLinksCreate } from '../../packages/operations/src/tracking-links-create/operation';
 import { trackingLinksUpdate } from '../../packages/operations/src/tracking-links-update/operation';
-import { connectAccount, runCommonRouteTests } from '../support/common';
+import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
+import { connectWithSim, runCommonRouteTests } from '../support/common';
+import type { SimSession } from '../support/sim';
 import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
 let demoId: string;
+/** The sandbox's own API as creator_demo: the reference the gateway is held to. */
+let sim: SimSession;
 
 beforeAll(async () => {
   stack = await startStack({ sim: { mediaOfferGapMs: 0 } });
-  demoId = await connectAccount(stack, 'creator_demo');
+  ({ accountId: demoId, sim } = await connectWithSim(stack, 'creator_demo'));
 });
 afterAll(async () => {
   await stack?.stop();
 });
 
-// ---- the sandbox itself, over HTTP with its documented headers: the reference the gateway is held to
-
-let simSessionToken: string | undefined;
-
-async function simJson(path: string, init: RequestInit = {}): Promise<any> {
-  const response = await fetch(`${stack.simUrl}${path}`, init);
-  const body = (await response.json()) as any;
-  if (!response.ok || body.success === false) throw new Error(`sandbox ${path}: ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** GET of the sandbox's own API as creator_demo; resolves with the envelope's `response`. */
-async function simGet(path: string): Promise<any> {
-  if (simSessionToken === undefined) {
-    const demo = account(stack, 'creator_demo');
-    const login = await simJson('/api/v1/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: demo.username, password: demo.password, deviceId: '1' }),
-    });
-    simSessionToken = login.response.session.token as string;
-  }
-  const body = await simJson(`/api/v1${path}`, {
-    headers: {
-      authorization: simSessionToken,
-      'fansly-client-id': '1',
-      'fansly-client-ts': String(Date.now()),
-      'fansly-client-check': 'x',
-    },
-  });
-  return body.response;
-}
-
-const simLinks = async (): Promise<any[]> => simGet('/trackinglinks');
-
-// ---- shared assertions
-
-function expectEnvelope(body: any, statusCode: number, message = 'Success') {
-  expect(body.statusCode).toBe(statusCode);
-  expect(body.message).toBe(message);
-  expect(body.data.status_code).toBe(200);
-  expect(body.data.data.success).toBe(true);
-  expect(typeof body.timestamp).toBe('string');
-  expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
-}
-
-function expectError(response: { status: number; body: any }, status: number, code: string) {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ statusCode: status, code });
-  expect(typeof response.body.message).toBe('string');
-  expect(typeof response.body.error).toBe('string');
-}
-
-function expectBadRequest(response: { status: number; body: any }, field: string) {
-  expectError(response, 400, 'BAD_REQUEST');
-  expect(response.body.error).toBe('Bad Request');
-  expect(response.body.message).toContain(field);
-}
-
-function errors(schema: TSchema, value: unknown) {
-  return [...Value.Errors(schema, value)].map((e) => `${e.instancePath} ${e.message}`);
-}
+/** The sandbox's tracking links of creator_demo, straight from its own API. */
+const simLinks = async (): Promise<any[]> => sim.get('/trackinglinks');
 
 const CREATED_KEYS = Object.keys(CreatedTrackingLink.properties).sort();
 const LINK_KEYS = Object.keys(TrackingLink.properties).sort();
@@ -123,9 +65,9 @@ describe('POST /{account_id}/tracking-links', () => {
     });
     expect(response.status).toBe(201);
     expectEnvelope(response.body, 201);
-    expect(errors(trackingLinksCreate.schemas.data, response.body.data)).toEqual([]);
+    expect(errorsOf(trackingLinksCreate.schemas.data, response.body.data)).toEqual([]);
     const link = response.body.data.data.response;
-    expect(errors(CreatedTrackingLink, link)).toEqual([]);
+    expect(errorsOf(CreatedTrackingLink, link)).toEqual([]);
     expect(Object.keys(link).sort()).toEqual(CREATED_KEYS);
     expect(link).toMatchObject({
       accountId: demo.platformAccountId,
@@ -182,10 +124,10 @@ describe('PUT /{account_id}/tracking-links', () => {
       body: { id: createdId, label: 'Summer promo', description: 'TikTok bio' },
     });
     expect(response.status).toBe(200);
-    expectEnvelope(response.body, 200, 'Tracking link updated successfully');
-    expect(errors(trackingLinksUpdate.schemas.data, response.body.data)).toEqual([]);
+    expectEnvelope(response.body, 200, { message: 'Tracking link updated successfully' });
+    expect(errorsOf(trackingLinksUpdate.schemas.data, response.body.data)).toEqual([]);
     const link = response.body.data.data.response;
-    expect(errors(TrackingLink, link)).toEqual([]);
+    expect(errorsOf(TrackingLink, link)).toEqual([]);
     expect(Object.keys(link).sort()).toEqual(LINK_KEYS);
     expect(link).toMatchObject({ id: createdId, label: 'Summer promo', description: 'TikTok bio' });
     expect(JSON.parse(link.metadata)).toBeTypeOf('object');
@@ -283,16 +225,16 @@ describe('GET /{account_id}/mass-messaging/scheduled', () => {
     const response = await gw(stack, 'GET', `/${demoId}/mass-messaging/scheduled`);
     expect(response.status).toBe(200);
     expectEnvelope(response.body, 200);
-    expect(errors(massMessagesScheduled.schemas.data, response.body.data)).toEqual([]);
+    expect(errorsOf(massMessagesScheduled.schemas.data, response.body.data)).toEqual([]);
     const { scheduledBroadcastMessages: messages, groups } = response.body.data.data.response;
     expect(messages.length).toBeGreaterThanOrEqual(3);
     for (const message of messages) {
-      expect(errors(ScheduledMassMessage, message)).toEqual([]);
+      expect(errorsOf(ScheduledMassMessage, message)).toEqual([]);
       expect(Object.keys(message).sort()).toEqual(Object.keys(ScheduledMassMessage.properties).sort());
     }
-    for (const group of groups) expect(errors(RecipientGroup, group)).toEqual([]);
+    for (const group of groups) expect(errorsOf(RecipientGroup, group)).toEqual([]);
 
-    const upstream = await simGet('/message/broadcast/scheduled');
+    const upstream = await sim.get('/message/broadcast/scheduled');
     expect(messages).toEqual(
       upstream.scheduledBroadcastMessages.map((m: any) => ({
         id: m.id,

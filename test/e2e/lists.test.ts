@@ -1,11 +1,10 @@
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListMember, ListMemberWithSortId } from '../../packages/operations/src/common/list-member';
 import { List } from '../../packages/operations/src/lists-create/operation';
 import { LIST_PAGE_SIZE } from '../../packages/operations/src/lists-read/operation';
-import { connectAccount, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests, simSession } from '../support/sim-session';
+import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
+import { connectWithSim, runCommonRouteTests } from '../support/common';
+import { type SimSession, simRequests } from '../support/sim';
 import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -15,40 +14,18 @@ let demo: { platformAccountId: string; fanIds: string[]; listIds: string[] };
 
 beforeAll(async () => {
   stack = await startStack();
-  accountId = await connectAccount(stack);
-  const fixture = account(stack, 'creator_demo');
-  demo = fixture as never;
-  sim = await simSession(stack, fixture.username, fixture.password);
+  ({ accountId, sim } = await connectWithSim(stack));
+  demo = account(stack, 'creator_demo') as never;
 });
 afterAll(async () => {
   await stack?.stop();
 });
 
-function expectSuccess(response: { status: number; body: any }, status: 200 | 201) {
-  expect(response.status).toBe(status);
-  expect(response.body.statusCode).toBe(status);
-  expect(response.body.message).toBe('Success');
-  expect(new Date(response.body.timestamp).toISOString()).toBe(response.body.timestamp);
-  expect(response.body.data.status_code).toBe(200);
-  expect(response.body.data.data.success).toBe(true);
-}
-
-function expectBadRequest(response: { status: number; body: any }, field: string) {
-  expect(response.status).toBe(400);
-  expect(response.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'BAD_REQUEST' });
-  expect(response.body.message).toContain(field);
-}
-
-function expectNotFound(response: { status: number; body: any }) {
-  expect(response.status).toBe(404);
-  expect(response.body).toMatchObject({ statusCode: 404, error: 'Not Found', code: 'NOT_FOUND' });
-  expect(response.body.message).toContain('list');
+function expectListNotFound(response: { status: number; body: any }) {
+  expectNotFound(response, 'list');
   // The platform's own text ("list not found") is never forwarded.
   expect(response.body.message).not.toBe('list not found');
 }
-
-const errorsOf = (schema: TSchema, value: unknown) =>
-  [...Value.Errors(schema, value)].map((e) => `${e.instancePath} ${e.message}`);
 
 /** Every member of a list as the sandbox itself pages it (limit 100, after = last sortId). */
 async function simMembers(listId: string): Promise<{ id: string; sortId: string }[]> {
@@ -169,15 +146,15 @@ describe('POST /{accountId}/lists/users', () => {
   it('answers 404 for an unknown list, another creator’s list, or a user that does not exist', async () => {
     const fan = demo.fanIds[0]!;
     const other = account(stack, 'creator_2fa') as unknown as { listIds: string[] };
-    expectNotFound(
+    expectListNotFound(
       await gw(stack, 'POST', `/${accountId}/lists/users`, { body: { userId: fan, listId: '1234567' } }),
     );
-    expectNotFound(
+    expectListNotFound(
       await gw(stack, 'POST', `/${accountId}/lists/users`, {
         body: { userId: fan, listId: other.listIds[0] },
       }),
     );
-    expectNotFound(
+    expectListNotFound(
       await gw(stack, 'POST', `/${accountId}/lists/users`, {
         body: { userId: '999999999999', listId: demo.listIds[0] },
       }),
@@ -208,8 +185,8 @@ describe('GET /{accountId}/lists/{listId}', () => {
 
   it('answers 404 for an unknown list and for another creator’s list', async () => {
     const other = account(stack, 'creator_2fa') as unknown as { listIds: string[] };
-    expectNotFound(await gw(stack, 'GET', `/${accountId}/lists/1234567`));
-    expectNotFound(await gw(stack, 'GET', `/${accountId}/lists/${other.listIds[0]}`));
+    expectListNotFound(await gw(stack, 'GET', `/${accountId}/lists/1234567`));
+    expectListNotFound(await gw(stack, 'GET', `/${accountId}/lists/${other.listIds[0]}`));
   });
 
   it('rejects a cursor it did not hand out with 400 naming the cursor', async () => {

@@ -1,5 +1,3 @@
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ACCESS_PERMISSION_TYPES,
@@ -7,8 +5,9 @@ import {
   REPLY_RULES,
 } from '../../packages/operations/src/posts-create/operation';
 import { Wall } from '../../packages/operations/src/posts-walls/operation';
-import { connectAccount, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests, simSession } from '../support/sim-session';
+import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
+import { connectWithSim, runCommonRouteTests } from '../support/common';
+import { type SimSession, simFixture, simRequests } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 interface DemoFixture {
@@ -31,10 +30,8 @@ let imageMediaId: string;
 
 beforeAll(async () => {
   stack = await startStack({ sim: { mediaOfferGapMs: 0 } });
-  accountId = await connectAccount(stack);
-  const fixture = account(stack, 'creator_demo');
-  demo = fixture as unknown as DemoFixture;
-  sim = await simSession(stack, fixture.username, fixture.password);
+  ({ accountId, sim } = await connectWithSim(stack));
+  demo = account(stack, 'creator_demo') as unknown as DemoFixture;
   const special = new Set([demo.fypVideoMediaId, demo.shortVideoMediaId, demo.privateVideoMediaId]);
   imageMediaId = demo.mediaIds.find((id) => !special.has(id)) ?? '';
 });
@@ -42,26 +39,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const errorsOf = (schema: TSchema, value: unknown) =>
-  [...Value.Errors(schema, value)].map((e) => `${e.instancePath} ${e.message}`);
-
-function expectEnvelope(response: { status: number; body: any }, status: 200 | 201) {
-  expect(response.status).toBe(status);
-  expect(response.body.statusCode).toBe(status);
-  expect(response.body.message).toBe('Success');
-  expect(new Date(response.body.timestamp).toISOString()).toBe(response.body.timestamp);
-  expect(response.body.data.status_code).toBe(200);
-}
-
-function expectError(response: { status: number; body: any }, status: 400 | 404, ...words: string[]) {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({
-    statusCode: status,
-    error: status === 400 ? 'Bad Request' : 'Not Found',
-    code: status === 400 ? 'BAD_REQUEST' : 'NOT_FOUND',
-  });
-  for (const word of words) expect(response.body.message).toContain(word);
-  // The platform's own error text is never forwarded.
+/** A 400 or 404 naming every one of `words`, never with the platform's own error text. */
+function expectRefused(response: { status: number; body: any }, status: 400 | 404, ...words: string[]) {
+  if (status === 400) expectBadRequest(response, ...words);
+  else expectNotFound(response, ...words);
   expect(response.body.message).not.toMatch(/invalid field|not found"|^media not found$|^wall not found$/);
 }
 
@@ -71,7 +52,7 @@ const createPost = (body: unknown) => gw(stack, 'POST', `/${accountId}/posts`, {
 describe('GET /{accountId}/posts/walls', () => {
   it('answers data.status_code and data.data {accountId, walls} with no response wrapper or success', async () => {
     const response = await gw(stack, 'GET', `/${accountId}/posts/walls`);
-    expectEnvelope(response, 200);
+    expectSuccess(response, 200, { platform: 'status_code' });
     const data = response.body.data;
     expect(Object.keys(data).sort()).toEqual(['data', 'status_code']);
     expect(Object.keys(data.data).sort()).toEqual(['accountId', 'walls']);
@@ -114,7 +95,7 @@ describe('POST /{accountId}/posts', () => {
       expiresAt,
       replyPermissions: { following: true, tipped: true, tippedMinAmount: 5, mediaPurchases: false },
     });
-    expectEnvelope(response, 201);
+    expectSuccess(response, 201);
     expect(response.body.data.data.success).toBe(true);
     const post = response.body.data.data.response;
     expect(errorsOf(Post, post)).toEqual([]);
@@ -159,13 +140,12 @@ describe('POST /{accountId}/posts', () => {
     expect(stored.attachments).toEqual(post.attachments);
     expect(stored.postReplyPermissionFlags).toEqual(post.postReplyPermissionFlags);
     expect(stored.createdAt * 1000).toBe(post.createdAt);
-    const fixtures = (await (await fetch(`${stack.simUrl}/_sim/fixtures`)).json()) as any;
-    expect(fixtures.accounts[0].postIds).toContain(post.id);
+    expect((await simFixture(stack, demo.username)).postIds).toContain(post.id);
   });
 
   it('attaches media for free with only content and mediaIds (rule 4): main wall, no rules, not pinned', async () => {
     const response = await createPost({ content: 'free pic', mediaIds: [imageMediaId] });
-    expectEnvelope(response, 201);
+    expectSuccess(response, 201);
     const post = response.body.data.data.response;
     expect(errorsOf(Post, post)).toEqual([]);
     expect(post.fypFlags).toBe(0);
@@ -180,7 +160,7 @@ describe('POST /{accountId}/posts', () => {
 
   it('publishes text only (rule 1: content alone is enough) and a ppv post with media and a price', async () => {
     const text = await createPost({ content: 'hello fans' });
-    expectEnvelope(text, 201);
+    expectSuccess(text, 201);
     expect(text.body.data.data.response.attachments).toEqual([]);
 
     const ppv = await createPost({
@@ -189,7 +169,7 @@ describe('POST /{accountId}/posts', () => {
       access_type: ['ppv', 'subscription'],
       price: 4.99,
     });
-    expectEnvelope(ppv, 201);
+    expectSuccess(ppv, 201);
     expect(errorsOf(Post, ppv.body.data.data.response)).toEqual([]);
     const own = await sim.get<{ posts: any[] }>('/post', { ids: ppv.body.data.data.response.id });
     expect(own.posts[0].content).toBe('unlock me');
@@ -207,15 +187,15 @@ describe('POST /{accountId}/posts', () => {
       price: 12.5,
       previewId: demo.fypVideoMediaId,
     });
-    expectEnvelope(ppv, 201);
+    expectSuccess(ppv, 201);
     const members = await createPost({
       content: 'for my subscribers',
       mediaIds: [imageMediaId],
       access_type: ['subscription'],
     });
-    expectEnvelope(members, 201);
+    expectSuccess(members, 201);
     const free = await createPost({ content: 'for everyone', mediaIds: [imageMediaId] });
-    expectEnvelope(free, 201);
+    expectSuccess(free, 201);
 
     // The gateway's Post is the contract's record: no access fields of its own.
     const fields = Object.keys(Post.properties).sort();
@@ -242,7 +222,7 @@ describe('POST /{accountId}/posts', () => {
       access_type: ['ppv', 'subscription', 'follow', 'list', 'limited_time'],
       price: 0.99,
     });
-    expectEnvelope(response, 201);
+    expectSuccess(response, 201);
     const own = await sim.get<{ posts: any[] }>('/post', { ids: response.body.data.data.response.id });
     expect(own.posts[0].accessPermissions).toEqual([
       { type: ACCESS_PERMISSION_TYPES.ppv, price: 990 },
@@ -257,34 +237,34 @@ describe('POST /{accountId}/posts', () => {
 
   it('refuses each rule before anything reaches the platform, naming the rule and field', async () => {
     const calls = await postCalls();
-    expectError(await createPost({}), 400, 'Rule 1', 'content', 'mediaIds');
-    expectError(await createPost({ content: '   ', mediaIds: [] }), 400, 'Rule 1');
-    expectError(
+    expectRefused(await createPost({}), 400, 'Rule 1', 'content', 'mediaIds');
+    expectRefused(await createPost({ content: '   ', mediaIds: [] }), 400, 'Rule 1');
+    expectRefused(
       await createPost({ content: 'fyp', postToFYP: true }),
       400,
       'Rule 2',
       'postToFYP',
       'mediaIds',
     );
-    expectError(
+    expectRefused(
       await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['ppv'] }),
       400,
       'Rule 3',
       'price',
     );
-    expectError(
+    expectRefused(
       await createPost({ content: 'x', access_type: ['ppv'], price: 3 }),
       400,
       'Rule 3',
       'mediaIds',
     );
-    expectError(
+    expectRefused(
       await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['ppv'], price: 0 }),
       400,
       'Rule 3',
       'price',
     );
-    expectError(
+    expectRefused(
       await createPost({ content: 'x', mediaIds: [imageMediaId], price: 5 }),
       400,
       'Rule 4',
@@ -292,47 +272,47 @@ describe('POST /{accountId}/posts', () => {
       'access_type',
     );
     const seconds = Math.floor(Date.now() / 1000) + 3600;
-    expectError(await createPost({ content: 'x', scheduledFor: seconds }), 400, 'Rule 5', 'scheduledFor');
-    expectError(await createPost({ content: 'x', expiresAt: seconds }), 400, 'Rule 5', 'expiresAt');
+    expectRefused(await createPost({ content: 'x', scheduledFor: seconds }), 400, 'Rule 5', 'scheduledFor');
+    expectRefused(await createPost({ content: 'x', expiresAt: seconds }), 400, 'Rule 5', 'expiresAt');
     const at = Date.now() + 3_600_000;
-    expectError(await createPost({ content: 'x', scheduledFor: at, expiresAt: at - 1 }), 400, 'expiresAt');
+    expectRefused(await createPost({ content: 'x', scheduledFor: at, expiresAt: at - 1 }), 400, 'expiresAt');
     expect(await postCalls()).toBe(calls);
   });
 
   it('refuses wrong types and values with a 400 naming the field', async () => {
     const calls = await postCalls();
-    expectError(await createPost({ content: 42 }), 400, 'content');
-    expectError(await createPost({ content: 'x'.repeat(5001) }), 400, 'content');
-    expectError(await createPost({ mediaIds: imageMediaId }), 400, 'mediaIds');
-    expectError(await createPost({ mediaIds: [imageMediaId, imageMediaId] }), 400, 'mediaIds');
-    expectError(await createPost({ content: 'x', postToFYP: 'yes' }), 400, 'postToFYP');
-    expectError(await createPost({ content: 'x', scheduledFor: '2025-01-01' }), 400, 'scheduledFor');
-    expectError(await createPost({ content: 'x', expiresAt: -1 }), 400, 'expiresAt');
-    expectError(await createPost({ content: 'x', wallIds: 'main' }), 400, 'wallIds');
-    expectError(await createPost({ content: 'x', access_type: 'ppv' }), 400, 'access_type');
-    expectError(
+    expectRefused(await createPost({ content: 42 }), 400, 'content');
+    expectRefused(await createPost({ content: 'x'.repeat(5001) }), 400, 'content');
+    expectRefused(await createPost({ mediaIds: imageMediaId }), 400, 'mediaIds');
+    expectRefused(await createPost({ mediaIds: [imageMediaId, imageMediaId] }), 400, 'mediaIds');
+    expectRefused(await createPost({ content: 'x', postToFYP: 'yes' }), 400, 'postToFYP');
+    expectRefused(await createPost({ content: 'x', scheduledFor: '2025-01-01' }), 400, 'scheduledFor');
+    expectRefused(await createPost({ content: 'x', expiresAt: -1 }), 400, 'expiresAt');
+    expectRefused(await createPost({ content: 'x', wallIds: 'main' }), 400, 'wallIds');
+    expectRefused(await createPost({ content: 'x', access_type: 'ppv' }), 400, 'access_type');
+    expectRefused(
       await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['free'] }),
       400,
       'access_type',
       'ppv',
     );
-    expectError(
+    expectRefused(
       await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['ppv'], price: -1 }),
       400,
       'price',
     );
-    expectError(
+    expectRefused(
       await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['ppv'], price: 1.234 }),
       400,
       'price',
     );
-    expectError(
+    expectRefused(
       await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['ppv'], price: '5' }),
       400,
       'price',
     );
-    expectError(await createPost({ content: 'x', replyPermissions: { tipped: 'yes' } }), 400, 'tipped');
-    expectError(
+    expectRefused(await createPost({ content: 'x', replyPermissions: { tipped: 'yes' } }), 400, 'tipped');
+    expectRefused(
       await createPost({ content: 'x', replyPermissions: { tipped: true, tippedMinAmount: 0.001 } }),
       400,
       'tippedMinAmount',
@@ -343,28 +323,28 @@ describe('POST /{accountId}/posts', () => {
   it('turns the platform’s For You refusal into a 400 naming rule 2 (short, private or no video)', async () => {
     for (const mediaId of [demo.shortVideoMediaId, demo.privateVideoMediaId, imageMediaId]) {
       const response = await createPost({ content: 'fyp', mediaIds: [mediaId], postToFYP: true });
-      expectError(response, 400, 'Rule 2', 'public video', '3 seconds');
+      expectRefused(response, 400, 'Rule 2', 'public video', '3 seconds');
     }
   });
 
   it('answers 404 for media or a wall that is not the account’s, saying which', async () => {
     const media = await createPost({ content: 'x', mediaIds: ['123456789012345678'] });
-    expectError(media, 404, 'mediaIds');
+    expectRefused(media, 404, 'mediaIds');
     const preview = await createPost({
       content: 'x',
       mediaIds: [imageMediaId],
       access_type: ['subscription'],
       previewId: '123456789012345677',
     });
-    expectError(preview, 404, 'previewId');
+    expectRefused(preview, 404, 'previewId');
     const wall = await createPost({
       content: 'x',
       mediaIds: [imageMediaId],
       wallIds: ['123456789012345679'],
     });
-    expectError(wall, 404, 'wall', '123456789012345679');
+    expectRefused(wall, 404, 'wall', '123456789012345679');
     const pin = await createPost({ content: 'x', pinWallIds: ['123456789012345670'] });
-    expectError(pin, 404, '123456789012345670');
+    expectRefused(pin, 404, '123456789012345670');
   });
 
   runCommonRouteTests(

@@ -1,108 +1,28 @@
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeletedVaultAlbum, VaultAlbum, VaultMedia } from '../../packages/operations/src/common/vault-album';
 import { PayoutMethod, payoutDelete } from '../../packages/operations/src/payout-delete/operation';
 import { vaultAlbumDelete } from '../../packages/operations/src/vault-album-delete/operation';
 import { vaultAlbums } from '../../packages/operations/src/vault-albums/operation';
-import { connectAccount, runCommonRouteTests } from '../support/common';
-import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
+import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
+import { connectWithSim, runCommonRouteTests } from '../support/common';
+import { resetObservations, type SimSession, simFixture, simRequests } from '../support/sim';
+import { account, gw, redisText, scanKeys, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
 let demoId: string;
 let twofaId: string;
+/** The sandbox's own API as each creator: the reference the gateway is held to. */
+let demoSim: SimSession;
+let twofaSim: SimSession;
 
 beforeAll(async () => {
   stack = await startStack({ sim: { mediaOfferGapMs: 0 } });
-  demoId = await connectAccount(stack, 'creator_demo');
-  twofaId = await connectAccount(stack, 'creator_2fa');
+  ({ accountId: demoId, sim: demoSim } = await connectWithSim(stack, 'creator_demo'));
+  ({ accountId: twofaId, sim: twofaSim } = await connectWithSim(stack, 'creator_2fa'));
 });
 afterAll(async () => {
   await stack?.stop();
 });
-
-// ---- the sandbox itself, over HTTP with its documented headers: the reference the gateway is held to
-
-const sessions = new Map<string, string>();
-
-async function simJson(path: string, init: RequestInit = {}): Promise<any> {
-  const response = await fetch(`${stack.simUrl}${path}`, init);
-  const body = (await response.json()) as any;
-  if (!response.ok || body.success === false) throw new Error(`sandbox ${path}: ${JSON.stringify(body)}`);
-  return body;
-}
-
-async function simToken(username: string): Promise<string> {
-  const known = sessions.get(username);
-  if (known) return known;
-  const fixture = account(stack, username);
-  const post = (path: string, body: unknown) =>
-    simJson(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  const login = await post('/api/v1/login', { username, password: fixture.password, deviceId: '1' });
-  const session = login.response.twofa
-    ? (await post('/api/v1/login/twofa', { token: login.response.twofa.token, code: fixture.twofaCode }))
-        .response
-    : login.response.session;
-  sessions.set(username, session.token);
-  return session.token;
-}
-
-/** GET of the sandbox's own API as `username`; resolves with the envelope's `response`. */
-async function simGet(username: string, path: string): Promise<any> {
-  const token = await simToken(username);
-  const body = await simJson(`/api/v1${path}`, {
-    headers: {
-      authorization: token,
-      'fansly-client-id': '1',
-      'fansly-client-ts': String(Date.now()),
-      'fansly-client-check': 'x',
-    },
-  });
-  return body.response;
-}
-
-async function simFixture(username: string): Promise<any> {
-  const body = await simJson(`/_sim/fixtures?accounts=${username}`);
-  return body.accounts[0];
-}
-
-async function simRequests(username: string): Promise<Record<string, number>> {
-  const body = await simJson(`/_sim/observations?account=${username}`);
-  const accounts = Object.values(body.accounts) as any[];
-  return accounts[0]?.requests ?? {};
-}
-
-// ---- shared assertions
-
-function expectEnvelope(body: any, statusCode: number, message = 'Success') {
-  expect(body.statusCode).toBe(statusCode);
-  expect(body.message).toBe(message);
-  expect(body.data.status_code).toBe(200);
-  expect(body.data.data.success).toBe(true);
-  expect(typeof body.timestamp).toBe('string');
-  expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
-}
-
-function expectError(response: { status: number; body: any }, status: number, code: string) {
-  expect(response.status).toBe(status);
-  expect(response.body).toMatchObject({ statusCode: status, code });
-  expect(typeof response.body.message).toBe('string');
-  expect(typeof response.body.error).toBe('string');
-}
-
-function expectBadRequest(response: { status: number; body: any }, field: string) {
-  expectError(response, 400, 'BAD_REQUEST');
-  expect(response.body.error).toBe('Bad Request');
-  expect(response.body.message).toContain(field);
-}
-
-function errors(schema: TSchema, value: unknown) {
-  return [...Value.Errors(schema, value)].map((e) => `${e.instancePath} ${e.message}`);
-}
 
 function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((key) => [key, record[key]]));
@@ -139,11 +59,11 @@ describe('GET /{accountId}/vault/albums', () => {
     const response = await gw(stack, 'GET', `/${demoId}/vault/albums`);
     expect(response.status).toBe(200);
     expectEnvelope(response.body, 200);
-    expect(errors(vaultAlbums.schemas.data, response.body.data)).toEqual([]);
+    expect(errorsOf(vaultAlbums.schemas.data, response.body.data)).toEqual([]);
 
     const { albums, aggregationData } = response.body.data.data.response;
-    for (const album of albums) expect(errors(VaultAlbum, album)).toEqual([]);
-    for (const media of aggregationData.media) expect(errors(VaultMedia, media)).toEqual([]);
+    for (const album of albums) expect(errorsOf(VaultAlbum, album)).toEqual([]);
+    for (const media of aggregationData.media) expect(errorsOf(VaultMedia, media)).toEqual([]);
 
     // Standard albums: All, Posts, Messages with their fixed types, then the user albums (type null).
     expect(albums.slice(0, 3).map((a: any) => [a.title, a.type])).toEqual([
@@ -162,7 +82,7 @@ describe('GET /{accountId}/vault/albums', () => {
     }
 
     // The same values as the platform's own answer (times are ms there and here).
-    const upstream = await simGet('creator_demo', '/vault/albumsnew');
+    const upstream = await demoSim.get('/vault/albumsnew');
     expect(albums).toEqual(upstream.albums.map((a: any) => pick(a, ALBUM_KEYS)));
     const allAlbum = albums[0];
     expect(allAlbum.itemCount).toBe((fixture.counts as any).media);
@@ -205,9 +125,9 @@ describe('DELETE /{accountId}/vault/albums/{albumId}', () => {
     const to = Date.now();
     expect(response.status).toBe(200);
     expectEnvelope(response.body, 200);
-    expect(errors(vaultAlbumDelete.schemas.data, response.body.data)).toEqual([]);
+    expect(errorsOf(vaultAlbumDelete.schemas.data, response.body.data)).toEqual([]);
     const deleted = response.body.data.data.response;
-    expect(errors(DeletedVaultAlbum, deleted)).toEqual([]);
+    expect(errorsOf(DeletedVaultAlbum, deleted)).toEqual([]);
     expect(pick(deleted, ALBUM_KEYS)).toEqual({ ...listed, version: listed.version + 1 });
     expectMsBetween(deleted.deletedAt, from, to);
     expectMsBetween(deleted.lastSyncAt, from, to);
@@ -216,7 +136,7 @@ describe('DELETE /{accountId}/vault/albums/{albumId}', () => {
     expect(after.map((a: any) => a.id)).toEqual(
       before.map((a: any) => a.id).filter((id: string) => id !== albumId),
     );
-    expect((await simFixture('creator_demo')).albumIds).not.toContain(albumId);
+    expect((await simFixture(stack, 'creator_demo')).albumIds).not.toContain(albumId);
   });
 
   it('answers 404 for an album already deleted, and for an unknown one', async () => {
@@ -260,7 +180,7 @@ describe('DELETE /{account_id}/payout/delete (account without a second factor)',
   it('deletes a payout method: status 3, deletedAt in ms; the method is gone from the platform', async () => {
     const fixture = account(stack, 'creator_demo');
     const payoutMethodId = (fixture.payoutMethodIds as string[])[0]!;
-    const upstreamBefore = (await simGet('creator_demo', '/payments/payoutmethods')) as any[];
+    const upstreamBefore = (await demoSim.get('/payments/payoutmethods')) as any[];
     const existing = upstreamBefore.find((m) => m.id === payoutMethodId);
     expect(existing).toBeDefined();
 
@@ -269,9 +189,9 @@ describe('DELETE /{account_id}/payout/delete (account without a second factor)',
     const to = Date.now();
     expect(response.status).toBe(200);
     expectEnvelope(response.body, 200);
-    expect(errors(payoutDelete.schemas.data, response.body.data)).toEqual([]);
+    expect(errorsOf(payoutDelete.schemas.data, response.body.data)).toEqual([]);
     const method = response.body.data.data.response;
-    expect(errors(PayoutMethod, method)).toEqual([]);
+    expect(errorsOf(PayoutMethod, method)).toEqual([]);
     expect(Object.keys(method).sort()).toEqual([...PAYOUT_KEYS].sort());
     expect(method).toMatchObject({
       id: payoutMethodId,
@@ -286,11 +206,11 @@ describe('DELETE /{account_id}/payout/delete (account without a second factor)',
     expect(JSON.parse(method.metadata)).toBeTypeOf('object');
     expectMsBetween(method.deletedAt, from, to);
 
-    const upstreamAfter = (await simGet('creator_demo', '/payments/payoutmethods')) as any[];
+    const upstreamAfter = (await demoSim.get('/payments/payoutmethods')) as any[];
     expect(upstreamAfter.map((m) => m.id)).toEqual(
       upstreamBefore.map((m) => m.id).filter((id) => id !== payoutMethodId),
     );
-    expect((await simFixture('creator_demo')).payoutMethodIds).not.toContain(payoutMethodId);
+    expect((await simFixture(stack, 'creator_demo')).payoutMethodIds).not.toContain(payoutMethodId);
   });
 
   it('answers 404 for a payout method already deleted, and for an unknown one', async () => {
@@ -311,7 +231,7 @@ describe('DELETE /{account_id}/payout/delete (account without a second factor)',
     });
     expect(response.status).toBe(200);
     expect(response.body.data.data.response).toMatchObject({ id: payoutMethodId, status: 3 });
-    const left = (await simGet('creator_demo', '/payments/payoutmethods')) as any[];
+    const left = (await demoSim.get('/payments/payoutmethods')) as any[];
     expect(left.map((m) => m.id)).not.toContain(payoutMethodId);
   });
 
@@ -341,9 +261,7 @@ describe('DELETE /{account_id}/payout/delete (account without a second factor)',
 describe('DELETE /{account_id}/payout/delete (account with a second factor)', () => {
   const payoutMethodId = () => (account(stack, 'creator_2fa').payoutMethodIds as string[])[0]!;
   const stillThere = async () =>
-    ((await simGet('creator_2fa', '/payments/payoutmethods')) as any[]).some(
-      (m) => m.id === payoutMethodId(),
-    );
+    ((await twofaSim.get('/payments/payoutmethods')) as any[]).some((m) => m.id === payoutMethodId());
 
   it('answers 400 TWOFA_REQUIRED without twofa, and deletes nothing', async () => {
     const response = await gw(stack, 'DELETE', `/${twofaId}/payout/delete`, {
@@ -364,17 +282,17 @@ describe('DELETE /{account_id}/payout/delete (account with a second factor)', ()
 
   it('deletes with the right code, taking the platform’s step-up verification first', async () => {
     const fixture = account(stack, 'creator_2fa');
-    await fetch(`${stack.simUrl}/_sim/observations/reset`, { method: 'POST' });
+    await resetObservations(stack);
     const response = await gw(stack, 'DELETE', `/${twofaId}/payout/delete`, {
       body: { payoutMethodId: payoutMethodId(), twofa: { code: fixture.twofaCode, token: '' } },
     });
     expect(response.status).toBe(200);
     expectEnvelope(response.body, 200);
     const method = response.body.data.data.response;
-    expect(errors(PayoutMethod, method)).toEqual([]);
+    expect(errorsOf(PayoutMethod, method)).toEqual([]);
     expect(method).toMatchObject({ id: payoutMethodId(), accountId: fixture.platformAccountId, status: 3 });
     expect(await stillThere()).toBe(false);
-    const requests = await simRequests('creator_2fa');
+    const requests = await simRequests(stack, 'creator_2fa');
     expect(requests['POST /api/v1/twofa/session/verify']).toBe(1);
     expect(requests['POST /api/v1/payments/payoutmethod/delete']).toBe(1);
 
@@ -386,16 +304,7 @@ describe('DELETE /{account_id}/payout/delete (account with a second factor)', ()
 
   it('keeps the two-factor code out of Redis in plaintext (the input is sealed)', async () => {
     const code = account(stack, 'creator_2fa').twofaCode!;
-    const haystack: string[] = [];
-    for (const key of await scanKeys(stack.redis, stack.prefix)) {
-      haystack.push(key);
-      const type = await stack.redis.type(key);
-      if (type === 'string') haystack.push((await stack.redis.get(key)) ?? '');
-      if (type === 'hash') haystack.push(JSON.stringify(await stack.redis.hgetall(key)));
-      if (type === 'list') haystack.push(JSON.stringify(await stack.redis.lrange(key, 0, -1)));
-      if (type === 'zset') haystack.push(JSON.stringify(await stack.redis.zrange(key, 0, -1)));
-      if (type === 'stream') haystack.push(JSON.stringify(await stack.redis.xrange(key, '-', '+')));
-    }
+    const haystack = await redisText(stack);
     expect(haystack.length).toBeGreaterThan(0);
     expect(haystack.join('\n').includes(code), 'the two-factor code is stored in plaintext').toBe(false);
   });

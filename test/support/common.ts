@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { gw, type TestStack } from './stack';
+import { type SimSession, simSession } from './sim';
+import { account, gw, type TestStack } from './stack';
 
 /**
  * The security cases every route must pass, from one place: a missing key and a wrong key are 401,
@@ -41,30 +42,41 @@ export function runCommonRouteTests(
   }
 }
 
+/** The body of POST /connect for sandbox account `username`, connected under `name` and `countryCode`. */
+export function connectCredentials(stack: TestStack, username: string, name = username, countryCode = 'US') {
+  const fixture = account(stack, username);
+  return { username: fixture.username, password: fixture.password, name, countryCode };
+}
+
 /** Connects a sandbox account for tenant t1 (or `key`) and returns its service account id. */
 export async function connectAccount(
   stack: TestStack,
   username = 'creator_demo',
   key = stack.keys.t1,
 ): Promise<string> {
-  const fixture = stack.fixtures.accounts.find((a) => a.username === username);
-  if (!fixture) throw new Error(`no sandbox account ${username}`);
-  const started = await gw(stack, 'POST', '/connect', {
-    key,
-    body: { username, password: fixture.password, name: username, countryCode: 'US' },
-  });
+  const credentials = connectCredentials(stack, username);
+  const started = await gw(stack, 'POST', '/connect', { key, body: credentials });
   if (started.body?.data?.account_id) return started.body.data.account_id as string;
   const done = await gw(stack, 'POST', '/verify-2fa', {
     key,
     body: {
-      username,
-      password: fixture.password,
-      name: username,
-      countryCode: 'US',
+      ...credentials,
       twoFactorToken: started.body.data.twofa_token,
-      twoFactorCode: fixture.twofaCode,
+      twoFactorCode: account(stack, username).twofaCode,
     },
   });
   if (done.status !== 201) throw new Error(`connect ${username} failed: ${JSON.stringify(done.body)}`);
   return done.body.data.account_id as string;
+}
+
+/**
+ * Connects `username` for tenant t1 and logs into the sandbox as it, so a test can hold the gateway's
+ * answers against the platform's own.
+ */
+export async function connectWithSim(
+  stack: TestStack,
+  username = 'creator_demo',
+): Promise<{ accountId: string; sim: SimSession }> {
+  const accountId = await connectAccount(stack, username);
+  return { accountId, sim: await simSession(stack, username) };
 }

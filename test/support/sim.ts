@@ -1,6 +1,74 @@
-import type { TestStack } from './stack';
+import { account, type TestStack } from './stack';
 
-/** The sandbox's control surface, as the tests use it. */
+/**
+ * The sandbox reached directly over HTTP, as the tests use it: its control surface (faults,
+ * observations, fixtures) and its own API as the platform's client would call it, so a test can
+ * compare what the gateway answers with the sandbox's own data (README: "A session with curl").
+ */
+
+/** A JSON call to the sandbox; fails on an HTTP error or a platform envelope with `success: false`. */
+async function simJson(stack: TestStack, path: string, init: RequestInit = {}): Promise<any> {
+  const response = await fetch(`${stack.simUrl}${path}`, init);
+  const body = (await response.json()) as any;
+  if (!response.ok || body?.success === false)
+    throw new Error(`sandbox ${init.method ?? 'GET'} ${path}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+const postJson = (stack: TestStack, path: string, body: unknown) =>
+  simJson(stack, path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+// ---- the sandbox's own API
+
+export interface SimSession {
+  /** GET under /api/v1 with the session's token; resolves with the envelope's `response`. */
+  get<T = any>(path: string, query?: Record<string, string | number>): Promise<T>;
+}
+
+/** Logs `username` into the sandbox with its fixture's password (and second factor, if it has one). */
+export async function simSession(stack: TestStack, username: string): Promise<SimSession> {
+  const fixture = account(stack, username);
+  const login = (
+    await postJson(stack, '/api/v1/login', { username, password: fixture.password, deviceId: '1' })
+  ).response;
+  const twofa = { token: login?.twofa?.token, code: fixture.twofaCode };
+  const session = login?.twofa
+    ? (await postJson(stack, '/api/v1/login/twofa', twofa)).response
+    : login?.session;
+  const token = session?.token;
+  if (typeof token !== 'string') throw new Error(`sandbox login of ${username} failed`);
+  return {
+    get: async (path, query = {}) => {
+      const url = new URL(`${stack.simUrl}/api/v1${path}`);
+      for (const [name, value] of Object.entries(query)) url.searchParams.set(name, String(value));
+      const response = await fetch(url, {
+        headers: {
+          authorization: token,
+          'fansly-client-id': '1',
+          'fansly-client-ts': String(Date.now()),
+          'fansly-client-check': 'test',
+        },
+      });
+      const body = (await response.json()) as any;
+      if (!response.ok || body?.success !== true)
+        throw new Error(`sandbox GET ${path}: ${response.status} ${JSON.stringify(body)}`);
+      return body.response;
+    },
+  };
+}
+
+// ---- the control surface
+
+/** The sandbox's fixture of one account (ids of its seeded records), as it stands now. */
+export async function simFixture(stack: TestStack, username: string): Promise<any> {
+  const body = await simJson(stack, `/_sim/fixtures?accounts=${username}`);
+  return body.accounts[0];
+}
+
 export async function injectFault(stack: TestStack, fault: Record<string, unknown>): Promise<void> {
   const response = await fetch(`${stack.simUrl}/_sim/faults`, {
     method: 'POST',
@@ -24,7 +92,7 @@ export interface AccountObservation {
 }
 
 export async function observations(stack: TestStack, platformAccountId: string): Promise<AccountObservation> {
-  const all = (await (await fetch(`${stack.simUrl}/_sim/observations`)).json()) as {
+  const all = (await simJson(stack, '/_sim/observations')) as {
     accounts: Record<string, AccountObservation>;
   };
   // An account the platform has not heard from since the last reset has no entry yet.
@@ -38,6 +106,14 @@ export async function observations(stack: TestStack, platformAccountId: string):
       served429: 0,
     }
   );
+}
+
+/** Requests the sandbox saw for one account, keyed "METHOD /api/v1/path" (README: observations). */
+export async function simRequests(stack: TestStack, username: string): Promise<Record<string, number>> {
+  const body = (await simJson(stack, `/_sim/observations?account=${username}`)) as {
+    accounts?: Record<string, AccountObservation>;
+  };
+  return Object.values(body.accounts ?? {})[0]?.requests ?? {};
 }
 
 export async function resetObservations(stack: TestStack): Promise<void> {

@@ -114,6 +114,26 @@ export async function scanKeys(redis: Redis, prefix: string): Promise<string[]> 
   return found;
 }
 
+/**
+ * Every key of the stack's prefix and every value it holds, as text: what a plaintext scan of Redis
+ * searches for secrets.
+ */
+export async function redisText(stack: TestStack): Promise<string[]> {
+  const { redis } = stack;
+  const haystack: string[] = [];
+  for (const key of await scanKeys(redis, stack.prefix)) {
+    haystack.push(key);
+    const type = await redis.type(key);
+    if (type === 'string') haystack.push((await redis.get(key)) ?? '');
+    if (type === 'hash') haystack.push(JSON.stringify(await redis.hgetall(key)));
+    if (type === 'list') haystack.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+    if (type === 'set') haystack.push(JSON.stringify(await redis.smembers(key)));
+    if (type === 'zset') haystack.push(JSON.stringify(await redis.zrange(key, 0, -1)));
+    if (type === 'stream') haystack.push(JSON.stringify(await redis.xrange(key, '-', '+')));
+  }
+  return haystack;
+}
+
 async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   const keys = await scanKeys(redis, prefix);
   for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSim, SNOWFLAKE, sleep, startSim } from './test-support';
+import { describe, expect, it } from 'vitest';
+import { SNOWFLAKE, sleep, useSim } from './test-support';
 
-let sim: RunningSim;
-
-beforeAll(async () => {
-  sim = await startSim();
-});
-afterAll(async () => {
-  await sim.close();
-});
-beforeEach(async () => {
-  await sim.client.control('POST', '/reset');
-});
+const sim = useSim({}, { resetEach: true });
 
 function decodeToken(token: string): string[] {
   return Buffer.from(token, 'base64').toString('utf8').split(':');

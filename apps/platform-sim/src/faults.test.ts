@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSim, sleep, startSim } from './test-support';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { sleep, useSim } from './test-support';
 
-let sim: RunningSim;
+const sim = useSim({}, { resetEach: true });
 let demoToken: string;
 let twofaToken: string;
 
-beforeAll(async () => {
-  sim = await startSim();
-});
-afterAll(async () => {
-  await sim.close();
-});
 beforeEach(async () => {
-  await sim.client.control('POST', '/reset');
   demoToken = await sim.client.login('creator_demo');
   twofaToken = await sim.client.login('creator_2fa');
 });

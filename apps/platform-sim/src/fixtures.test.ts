@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningSim, SNOWFLAKE, startSim } from './test-support';
+import { describe, expect, it } from 'vitest';
+import { SNOWFLAKE, startSim, useSim } from './test-support';
 
 const ANCHOR = Date.UTC(2025, 5, 1);
-let sim: RunningSim;
-
-beforeAll(async () => {
-  sim = await startSim({ anchorMs: ANCHOR });
-});
-afterAll(async () => {
-  await sim.close();
-});
+const sim = useSim({ anchorMs: ANCHOR });
 
 const ID_LISTS = [
   'fanIds',

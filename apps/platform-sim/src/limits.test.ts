@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSim, startSim } from './test-support';
+import { describe, expect, it } from 'vitest';
+import { useSim } from './test-support';
 
-let sim: RunningSim;
-
-beforeAll(async () => {
-  sim = await startSim();
-});
-afterAll(async () => {
-  await sim.close();
-});
-beforeEach(async () => {
-  await sim.client.control('POST', '/reset');
-});
+const sim = useSim({}, { resetEach: true });
 
 async function observationOf(username: string): Promise<any> {
   const observed = await sim.client.control('GET', `/observations?account=${username}`);

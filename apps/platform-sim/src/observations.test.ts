@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSim, sleep, startSim } from './test-support';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loginDemo, sleep, useSim } from './test-support';
 
-let sim: RunningSim;
+const sim = useSim({}, { resetEach: true });
 let token: string;
 let demo: any;
 
-beforeAll(async () => {
-  sim = await startSim();
-});
-afterAll(async () => {
-  await sim.close();
-});
 beforeEach(async () => {
-  await sim.client.control('POST', '/reset');
-  token = await sim.client.login();
-  demo = (await sim.client.fixtures()).accounts[0];
+  ({ token, demo } = await loginDemo(sim.client));
 });
 
 async function observed(): Promise<any> {

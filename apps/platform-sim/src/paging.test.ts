@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compareIds } from './ids';
-import { type RunningSim, startSim } from './test-support';
+import { loginDemo, useSim } from './test-support';
 
-let sim: RunningSim;
+const sim = useSim({ mediaOfferGapMs: 0, maxRequestsPerMinutePerAccount: 100_000 });
 let token: string;
 let demo: any;
 
 beforeAll(async () => {
-  sim = await startSim({ mediaOfferGapMs: 0, maxRequestsPerMinutePerAccount: 100_000 });
-  token = await sim.client.login();
-  demo = (await sim.client.fixtures()).accounts[0];
-});
-afterAll(async () => {
-  await sim.close();
+  ({ token, demo } = await loginDemo(sim.client));
 });
 
 const get = (path: string) => sim.client.api('GET', path, token);

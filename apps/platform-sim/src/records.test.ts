@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningSim, SNOWFLAKE, startSim } from './test-support';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loginDemo, SNOWFLAKE, useSim } from './test-support';
 
 /**
  * Every record carries every field of its table in gateway-api.md (the gateway maps these
@@ -51,20 +51,13 @@ function expectRecord(record: any, fields: Record<string, FieldType>, label: str
   }
 }
 
-let sim: RunningSim;
+const sim = useSim({ mediaOfferGapMs: 0 });
 let token: string;
 let demo: any;
 let profileIds: string[];
 
 beforeAll(async () => {
-  sim = await startSim({ mediaOfferGapMs: 0 });
-  token = await sim.client.login();
-  const fixtures = await sim.client.fixtures();
-  demo = fixtures.accounts[0];
-  profileIds = fixtures.profilePlatformAccountIds;
-});
-afterAll(async () => {
-  await sim.close();
+  ({ token, demo, profileIds } = await loginDemo(sim.client));
 });
 
 const get = (path: string) => sim.client.api('GET', path, token);

@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSim, SNOWFLAKE, startSim } from './test-support';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loginDemo, SNOWFLAKE, useSim } from './test-support';
 
-let sim: RunningSim;
+const sim = useSim({ mediaOfferGapMs: 0 }, { resetEach: true });
 let token: string;
 let demo: any;
 let profileIds: string[];
 
-beforeAll(async () => {
-  sim = await startSim({ mediaOfferGapMs: 0 });
-});
-afterAll(async () => {
-  await sim.close();
-});
 beforeEach(async () => {
-  await sim.client.control('POST', '/reset');
-  token = await sim.client.login();
-  const fixtures = await sim.client.fixtures();
-  demo = fixtures.accounts[0];
-  profileIds = fixtures.profilePlatformAccountIds;
+  ({ token, demo, profileIds } = await loginDemo(sim.client));
 });
 
 const api = (method: string, path: string, body?: unknown) =>

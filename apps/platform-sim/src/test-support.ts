@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { buildSim } from './app';
 import type { SimOptions } from './options';
 
@@ -99,6 +100,54 @@ export async function startSim(options: Partial<SimOptions> = {}): Promise<Runni
   const app = await buildSim({ logLevel: 'silent', ...options });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, client: new SimClient(baseUrl), close: () => app.close() };
+}
+
+/**
+ * The test file's sandbox: started before its tests, closed after them and, with `resetEach`, back
+ * to its seeded state before each test. The handle reaches the running sandbox once `beforeAll`
+ * has run, so use it inside tests and hooks.
+ */
+export function useSim(options: Partial<SimOptions> = {}, { resetEach = false } = {}): RunningSim {
+  let running: RunningSim | undefined;
+  const current = (): RunningSim => {
+    if (!running) throw new Error('the sandbox starts in beforeAll: use it inside a test or hook');
+    return running;
+  };
+  beforeAll(async () => {
+    running = await startSim(options);
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  if (resetEach) {
+    beforeEach(async () => {
+      await current().client.control('POST', '/reset');
+    });
+  }
+  return {
+    get app() {
+      return current().app;
+    },
+    get client() {
+      return current().client;
+    },
+    close: () => current().close(),
+  };
+}
+
+/** A session of creator_demo with its fixture: where most tests of the sandbox's API start. */
+export interface DemoSession {
+  token: string;
+  /** creator_demo's fixture: the ids of its seeded records. */
+  demo: Payload;
+  /** Platform account ids of the profiles the sandbox can look up. */
+  profileIds: string[];
+}
+
+export async function loginDemo(client: SimClient): Promise<DemoSession> {
+  const token = await client.login();
+  const fixtures = await client.fixtures();
+  return { token, demo: fixtures.accounts[0], profileIds: fixtures.profilePlatformAccountIds };
 }
 
 export const SNOWFLAKE = /^\d{15,19}$/;

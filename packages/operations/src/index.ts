@@ -1,3 +1,4 @@
-export { coerce, PlatformProfile, toPlatformProfile } from './common/profile';
+export { coerce } from './common/coerce';
+export { PlatformProfile, toPlatformProfile } from './common/profile';
 export * from './define';
 export { allOperations, assertRegistry, findOperation, type OperationName, operations } from './registry';

@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
+import { coerce, millsToCents, toLocations } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
-import { coerce } from '../common/profile';
 import { AccountParams, Nullable } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -75,14 +75,10 @@ const MediaStatsResponse = Type.Object({
   aggregationData: Type.Object({ accountMedia: Type.Array(AccountMedia) }),
 });
 
-const { obj, arr, str, num, bool } = coerce;
+const { obj, arr, str, num, bool, nullableNum } = coerce;
 
-/** Upstream money is in mills (1/1000 USD); the contract's prices are cents. */
-const millsToCents = (value: unknown): number => Math.round(num(value) / 10);
-const nullableStr = (value: unknown): string | null =>
-  value === undefined || value === null || value === '' ? null : String(value);
-const nullableNum = (value: unknown): number | null =>
-  value === undefined || value === null ? null : num(value);
+/** An optional id: null whether the platform leaves it out, sends null or sends "". */
+const idOrNull = (value: unknown): string | null => (value === '' ? null : coerce.nullableStr(value));
 
 function toMediaOfferItem(value: unknown): MediaOfferItem {
   const raw = obj(value);
@@ -90,19 +86,16 @@ function toMediaOfferItem(value: unknown): MediaOfferItem {
     id: str(raw.id),
     mediaOfferId: str(raw.mediaOfferId),
     mediaOfferType: num(raw.mediaOfferType),
-    mediaOfferBundleId: nullableStr(raw.mediaOfferBundleId),
+    mediaOfferBundleId: idOrNull(raw.mediaOfferBundleId),
     mediaId: str(raw.mediaId),
     mediaType: num(raw.mediaType),
-    previewId: nullableStr(raw.previewId),
+    previewId: idOrNull(raw.previewId),
     accountId: str(raw.accountId),
     locationId: str(raw.locationId),
     correlationId: str(raw.correlationId),
     locationType: num(raw.locationType),
   };
 }
-
-const toLocations = (value: unknown) =>
-  arr(value).map((l) => ({ locationId: str(l.locationId), location: str(l.location) }));
 
 function toAccountMedia(value: unknown): AccountMedia {
   const raw = obj(value);
@@ -111,6 +104,7 @@ function toAccountMedia(value: unknown): AccountMedia {
   return {
     id: str(raw.id),
     mediaId: str(raw.mediaId ?? media.id),
+    // Upstream money is in mills (1/1000 USD); the contract's prices are cents.
     price: millsToCents(raw.price),
     deleted: bool(raw.deleted),
     likeCount: num(raw.likeCount),
@@ -187,7 +181,8 @@ export const chatMediaStats = defineOperation({
       }),
     );
     const rawItems = arr(fetched.data);
-    const page = splitPage(rawItems, MEDIA_STATS_PAGE_SIZE);
+    // The cursor is the last offer item's id.
+    const page = splitPage(rawItems, MEDIA_STATS_PAGE_SIZE, (item) => str(item.id));
     const data = page.items.map(toMediaOfferItem);
     // The aggregation describes the items fetched, including the look-ahead one; keep only the
     // account media of the items returned, matched by the id the platform links them with.
@@ -196,10 +191,9 @@ export const chatMediaStats = defineOperation({
     const accountMedia = arr(obj(fetched.aggregationData).accountMedia)
       .filter((m) => (linked.size > 0 ? linked.has(str(m.id)) : mediaIds.has(str(m.mediaId))))
       .map(toAccountMedia);
-    const last = data.at(-1);
     return {
       ...upstreamData({ data, aggregationData: { accountMedia } }),
-      nextCursor: page.more && last ? last.id : null,
+      nextCursor: page.next ?? null,
     };
   },
 });

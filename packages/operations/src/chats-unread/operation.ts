@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
+import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
-import { coerce } from '../common/profile';
 import { AccountParams, Nullable } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -23,11 +23,7 @@ export const UnreadMessageInteraction = Type.Object({
 });
 export type UnreadMessageInteraction = Static<typeof UnreadMessageInteraction>;
 
-const { obj, arr, str, num, bool } = coerce;
-// Interaction times are Unix ms upstream already (docs/upstream-decisions.md: only post and message
-// createdAt are seconds), so they pass through unconverted.
-const nullableMs = (value: unknown): number | null =>
-  value === undefined || value === null ? null : num(value);
+const { obj, arr, str, num, bool, nullableNum } = coerce;
 
 function toInteraction(value: unknown): UnreadMessageInteraction {
   const raw = obj(value);
@@ -35,9 +31,11 @@ function toInteraction(value: unknown): UnreadMessageInteraction {
     messageId: str(raw.messageId),
     groupId: str(raw.groupId),
     userId: str(raw.userId),
+    // Interaction times are Unix ms upstream already (docs/upstream-decisions.md: only post and
+    // message createdAt are seconds), so they pass through unconverted.
     deliveredAt: num(raw.deliveredAt),
-    readAt: nullableMs(raw.readAt),
-    deletedAt: nullableMs(raw.deletedAt),
+    readAt: nullableNum(raw.readAt),
+    deletedAt: nullableNum(raw.deletedAt),
     attachments: Array.isArray(raw.attachments) ? raw.attachments : [],
     // Absent means the platform did not flag it: a message it lists as unread is taken as valid.
     validMessage: raw.validMessage === undefined ? true : bool(raw.validMessage),
@@ -76,11 +74,14 @@ export const chatsUnread = defineOperation({
         query: { before: idCursor.toUpstream(query.cursor), limit: UNREAD_PAGE_SIZE + 1 },
       }),
     );
-    const page = splitPage(arr(fetched.messageInteractions).map(toInteraction), UNREAD_PAGE_SIZE);
-    const last = page.items.at(-1);
+    const page = splitPage(
+      arr(fetched.messageInteractions).map(toInteraction),
+      UNREAD_PAGE_SIZE,
+      (interaction) => interaction.messageId,
+    );
     return upstreamData(
       { total: num(fetched.total), messageInteractions: page.items },
-      { nextCursor: page.more && last ? last.messageId : null },
+      { nextCursor: page.next ?? null },
     );
   },
 });

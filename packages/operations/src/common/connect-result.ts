@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { ConnectResult } from '../define';
+import { coerce } from './coerce';
 import type { ConnectedData, ConnectionSession, TwofaNeededData } from './schemas';
 
 /** Both /connect and /verify-2fa answer with one of the contract's two shapes. */
@@ -24,15 +25,15 @@ export function connectData(
 }
 
 function toSession(session: Record<string, unknown>): Static<typeof ConnectionSession> {
-  const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+  const { str, nullableStr } = coerce;
   return {
-    accountId: text(session.accountId),
-    deviceId: session.deviceId === undefined || session.deviceId === null ? null : String(session.deviceId),
-    ip: text(session.ip),
+    accountId: str(session.accountId),
+    deviceId: nullableStr(session.deviceId),
+    ip: str(session.ip),
     status: Number(session.status ?? 0),
     metadata: session.metadata ?? null,
-    id: text(session.id),
-    token: text(session.token),
+    id: str(session.id),
+    token: str(session.token),
     checkToken: session.checkToken ?? null,
   };
 }

@@ -1,4 +1,5 @@
 import { GatewayError } from '@cg/contract';
+import { Type } from 'typebox';
 
 /**
  * Cursors the gateway makes out of the platform's offset paging: `o<offset>`, opaque to callers.
@@ -23,3 +24,13 @@ export const offsetCursor = {
       ? undefined
       : 'The cursor query parameter is not a cursor this endpoint returned',
 };
+
+/** The `cursor` query parameter of an offset-paged listing. */
+export const OffsetCursorQuery = Type.Optional(
+  Type.String({ maxLength: 64, description: 'nextCursor of the previous page' }),
+);
+
+/** `nextCursor` in the answer of an offset-paged listing. */
+export const NextOffsetCursor = Type.String({
+  description: 'pass back as cursor; "" when there are no more',
+});

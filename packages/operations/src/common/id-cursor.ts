@@ -22,8 +22,15 @@ export const idCursor = {
 
 /**
  * Splits a page fetched with one extra item: the extra item only tells whether another page exists,
- * so the last page is known without an empty trailing request.
+ * so the last page is known without an empty trailing request. `next`, the cursor of the following
+ * page, is `cursorOf` the last item kept; undefined when this page is the last.
  */
-export function splitPage<T>(items: T[], size: number): { items: T[]; more: boolean } {
-  return { items: items.slice(0, size), more: items.length > size };
+export function splitPage<T>(
+  items: T[],
+  size: number,
+  cursorOf: (item: T) => string,
+): { items: T[]; next: string | undefined } {
+  const kept = items.slice(0, size);
+  const last = kept.at(-1);
+  return { items: kept, next: items.length > size && last !== undefined ? cursorOf(last) : undefined };
 }

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { coerce } from './profile';
+import { coerce, jsonText } from './coerce';
 
 /** List member as the add answer gives it (the contract: "without sortId"). */
 export const ListMember = Type.Object({
@@ -27,7 +27,7 @@ export function toListMember(value: unknown): ListMember {
     listId: coerce.str(raw.listId),
     type: coerce.num(raw.type),
     // The platform sends JSON text ("{}"); an object would break the contract's string type.
-    metadata: typeof raw.metadata === 'string' ? raw.metadata : JSON.stringify(raw.metadata ?? {}),
+    metadata: jsonText(raw.metadata),
   };
 }
 

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { offsetCursor } from './cursor';
 
 /**
  * Page sizes of the offset-paged listings (subscribers, following, earnings transactions). The
@@ -52,4 +53,18 @@ export async function fetchPages<T>(
     if (page.length < size) return { items, ended: true };
   }
   return { items, ended: false };
+}
+
+/**
+ * One page of an offset-paged listing behind the gateway's cursor: `limit` items (DEFAULT_LIMIT when
+ * absent) from the offset the cursor names, with the cursor of the page after them.
+ */
+export async function fetchCursorPage<T>(
+  query: { cursor?: string | undefined; limit?: number | undefined },
+  fetchPage: (page: { limit: number; offset: number }) => Promise<T[]>,
+): Promise<{ items: T[]; nextCursor: string }> {
+  const offset = offsetCursor.decode(query.cursor);
+  const { items, ended } = await fetchPages({ limit: query.limit ?? DEFAULT_LIMIT, offset }, fetchPage);
+  // The next page starts after what this answer holds; a short upstream page was the last one.
+  return { items, nextCursor: ended ? '' : offsetCursor.encode(offset + items.length) };
 }

@@ -1,6 +1,11 @@
 import { GatewayError } from '@cg/contract';
 import { PlatformError } from '@cg/platform-client';
 
+/** The platform's 403 ("action not allowed"): the call is refused, whatever is asked again. */
+export function isRefusal(error: unknown): error is PlatformError {
+  return error instanceof PlatformError && error.kind === 'forbidden';
+}
+
 /**
  * Runs one platform call and names the platform's 403 ("action not allowed") for the caller. The
  * worker's generic FORBIDDEN_ACTION message cannot say which rule was hit; the operation knows, as its
@@ -10,7 +15,7 @@ export async function refusedAs<T>(message: string, call: () => Promise<T>): Pro
   try {
     return await call();
   } catch (error) {
-    if (error instanceof PlatformError && error.kind === 'forbidden') {
+    if (isRefusal(error)) {
       throw new GatewayError('FORBIDDEN_ACTION', message);
     }
     throw error;

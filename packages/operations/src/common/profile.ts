@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { coerce } from './coerce';
 import { Nullable } from './schemas';
 
 const Media = Type.Object({
@@ -78,13 +79,7 @@ export const PlatformProfile = Type.Object({
 });
 export type PlatformProfile = Static<typeof PlatformProfile>;
 
-type Raw = Record<string, unknown>;
-
-const obj = (value: unknown): Raw => (value !== null && typeof value === 'object' ? (value as Raw) : {});
-const arr = (value: unknown): Raw[] => (Array.isArray(value) ? value.map(obj) : []);
-const str = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
-const num = (value: unknown): number => (typeof value === 'number' ? value : Number(value ?? 0) || 0);
-const bool = (value: unknown): boolean => value === true || value === 1 || value === '1' || value === 'true';
+const { obj, arr, str, num, bool } = coerce;
 
 function media(value: unknown): Static<typeof Media> | null {
   if (value === null || value === undefined) return null;
@@ -176,5 +171,3 @@ export function toPlatformProfile(value: unknown): PlatformProfile {
     profileAccess: bool(raw.profileAccess),
   };
 }
-
-export const coerce = { obj, arr, str, num, bool };

@@ -6,6 +6,9 @@ export const AccountParams = Type.Object({
   accountId: Type.String({ minLength: 1, maxLength: 100, description: 'service account id from /connect' }),
 });
 
+/** A Unix ms time the caller sends (a query or body field). */
+export const UnixMs = (description: string) => Type.Integer({ minimum: 0, description });
+
 export const CountryCode = Type.String({
   pattern: '^[A-Z]{2}$',
   description: 'ISO 3166-1 alpha-2, capital letters',

@@ -1,6 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { jsonText, millsToCents } from './json-text';
-import { coerce } from './profile';
+import { coerce, jsonText, millsToCents } from './coerce';
 
 const { obj, str, num } = coerce;
 

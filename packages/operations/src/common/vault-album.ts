@@ -1,9 +1,8 @@
 import { type Static, Type } from 'typebox';
-import { jsonText } from './json-text';
-import { coerce } from './profile';
+import { coerce, ifPresent, jsonText, type Raw, toLocations } from './coerce';
 import { Nullable } from './schemas';
 
-const { obj, arr, str, num } = coerce;
+const { obj, arr, str, num, nullableStr } = coerce;
 
 const albumFields = {
   id: Type.String(),
@@ -76,12 +75,8 @@ export const VaultMedia = Type.Object({
 });
 export type VaultMedia = Static<typeof VaultMedia>;
 
-type Raw = Record<string, unknown>;
-
-const nullableStr = (value: unknown): string | null =>
-  value === undefined || value === null ? null : String(value);
-const nullableNum = (value: unknown): number | null =>
-  value === undefined || value === null || value === '' ? null : num(value);
+/** The album type, null for user albums: whether the platform leaves it out, sends null or sends "". */
+const albumType = (value: unknown): number | null => (value === '' ? null : coerce.nullableNum(value));
 
 function albumBase(raw: Raw) {
   // Album times are Unix ms upstream (docs/upstream-decisions.md), like the contract: no conversion.
@@ -91,7 +86,7 @@ function albumBase(raw: Raw) {
     pos: num(raw.pos),
     title: str(raw.title),
     description: nullableStr(raw.description),
-    type: nullableNum(raw.type),
+    type: albumType(raw.type),
     status: num(raw.status),
     itemCount: num(raw.itemCount),
     lastItemId: str(raw.lastItemId),
@@ -104,8 +99,8 @@ export function toVaultAlbum(value: unknown): VaultAlbum {
   const raw = obj(value);
   return {
     ...albumBase(raw),
-    ...(raw.lastSyncAt === undefined || raw.lastSyncAt === null ? {} : { lastSyncAt: num(raw.lastSyncAt) }),
-    ...(raw.deletedAt === undefined || raw.deletedAt === null ? {} : { deletedAt: num(raw.deletedAt) }),
+    ...ifPresent('lastSyncAt', raw.lastSyncAt, num),
+    ...ifPresent('deletedAt', raw.deletedAt, num),
   };
 }
 
@@ -113,9 +108,6 @@ export function toDeletedVaultAlbum(value: unknown): DeletedVaultAlbum {
   const raw = obj(value);
   return { ...albumBase(raw), lastSyncAt: num(raw.lastSyncAt), deletedAt: num(raw.deletedAt) };
 }
-
-const toLocations = (value: unknown) =>
-  arr(value).map((l) => ({ locationId: str(l.locationId), location: str(l.location) }));
 
 export function toVaultMedia(value: unknown): VaultMedia {
   const raw = obj(value);

@@ -1,11 +1,11 @@
 import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
+import { coerce, millsToCents } from '../common/coerce';
 import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
-import { coerce } from '../common/profile';
-import { AccountParams, Nullable } from '../common/schemas';
+import { AccountParams, Nullable, UnixMs } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
-const { obj, arr, str, num } = coerce;
+const { obj, arr, str, num, nullableStr, nullableNum } = coerce;
 
 /**
  * The contract's Earnings transaction. amount, destinationTax, destinationAmount, newBalance and
@@ -38,8 +38,6 @@ export const EarningsResponse = Type.Object({
   data: Type.Array(EarningsTransaction),
 });
 
-const cents = (mills: unknown): number => Math.round(num(mills) / 10);
-
 export function toEarningsTransaction(value: unknown): EarningsTransaction {
   const raw = obj(value);
   return {
@@ -50,20 +48,18 @@ export function toEarningsTransaction(value: unknown): EarningsTransaction {
     correlationAccountId: str(raw.correlationAccountId),
     type: num(raw.type),
     destination: num(raw.destination),
-    amount: cents(raw.amount),
-    destinationTax: cents(raw.destinationTax),
-    destinationAmount: cents(raw.destinationAmount),
-    newBalance: cents(raw.newBalance),
-    newBalance64: cents(raw.newBalance64 ?? raw.newBalance),
+    amount: millsToCents(raw.amount),
+    destinationTax: millsToCents(raw.destinationTax),
+    destinationAmount: millsToCents(raw.destinationAmount),
+    newBalance: millsToCents(raw.newBalance),
+    newBalance64: millsToCents(raw.newBalance64 ?? raw.newBalance),
     createdAt: num(raw.createdAt),
-    updatedAt: raw.updatedAt === undefined || raw.updatedAt === null ? null : num(raw.updatedAt),
+    updatedAt: nullableNum(raw.updatedAt),
     status: num(raw.status),
-    senderId: raw.senderId === undefined || raw.senderId === null ? null : str(raw.senderId),
+    senderId: nullableStr(raw.senderId),
     receiverId: str(raw.receiverId),
   };
 }
-
-const UnixMs = (description: string) => Type.Integer({ minimum: 0, description });
 
 export const earningsTransactions = defineOperation({
   name: 'earnings-transactions',

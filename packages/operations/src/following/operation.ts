@@ -1,8 +1,8 @@
 import { GatewayError, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
-import { offsetCursor } from '../common/cursor';
-import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
-import { coerce } from '../common/profile';
+import { coerce } from '../common/coerce';
+import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cursor';
+import { fetchCursorPage, LimitQuery } from '../common/paging';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -15,7 +15,7 @@ export const FollowingEntry = Type.Object({
 
 export const FollowingResponse = Type.Object({
   following: Type.Array(FollowingEntry),
-  nextCursor: Type.String({ description: 'pass back as cursor; "" when there are no more' }),
+  nextCursor: NextOffsetCursor,
 });
 
 export const following = defineOperation({
@@ -30,7 +30,7 @@ export const following = defineOperation({
   schemas: {
     params: AccountParams,
     querystring: Type.Object({
-      cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page' })),
+      cursor: OffsetCursorQuery,
       limit: LimitQuery('results per page'),
     }),
     data: Upstream(FollowingResponse),
@@ -38,9 +38,7 @@ export const following = defineOperation({
   check: ({ query }) => offsetCursor.check(query.cursor),
   run: async ({ query }, { call, account }) => {
     if (!account) throw new GatewayError('INTERNAL', 'following needs the connected account');
-    const offset = offsetCursor.decode(query.cursor);
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    const { items, ended } = await fetchPages({ limit, offset }, async (page) =>
+    const { items, nextCursor } = await fetchCursorPage(query, async (page) =>
       arr(
         await call('following', {
           params: { accountId: account.platformAccountId },
@@ -49,10 +47,6 @@ export const following = defineOperation({
         }),
       ).map((entry) => ({ accountId: str(entry.accountId) })),
     );
-    return upstreamData({
-      following: items,
-      // The next page starts after what this answer holds; a short upstream page was the last one.
-      nextCursor: ended ? '' : offsetCursor.encode(offset + items.length),
-    });
+    return upstreamData({ following: items, nextCursor });
   },
 });

@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
+import { coerce } from '../common/coerce';
 import { ListMember, toListMember } from '../common/list-member';
-import { coerce } from '../common/profile';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 

@@ -1,8 +1,8 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
+import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { ListMemberWithSortId, toListMemberWithSortId } from '../common/list-member';
-import { coerce } from '../common/profile';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -46,8 +46,11 @@ export const listsRead = defineOperation({
         sortMode: SORT_MODE,
       },
     });
-    const page = splitPage(coerce.arr(fetched).map(toListMemberWithSortId), LIST_PAGE_SIZE);
-    const last = page.items.at(-1);
-    return upstreamData(page.items, { nextCursor: page.more && last ? last.sortId : '' });
+    const page = splitPage(
+      coerce.arr(fetched).map(toListMemberWithSortId),
+      LIST_PAGE_SIZE,
+      (member) => member.sortId,
+    );
+    return upstreamData(page.items, { nextCursor: page.next ?? '' });
   },
 });

@@ -1,11 +1,10 @@
 import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
-import { jsonText } from '../common/json-text';
-import { coerce } from '../common/profile';
+import { coerce, jsonText } from '../common/coerce';
 import { AccountParams, Nullable } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
-const { obj, arr, str, num, bool } = coerce;
+const { obj, arr, str, num, bool, nullableStr, nullableNum } = coerce;
 
 /** Scheduled mass message (`response.scheduledBroadcastMessages[]`). */
 export const ScheduledMassMessage = Type.Object({
@@ -105,10 +104,7 @@ function toRecipientGroup(raw: Record<string, unknown>): RecipientGroup {
         type: num(user.type),
         permissionFlags: num(user.permissionFlags),
         userSettings: {
-          customName:
-            settings.customName === undefined || settings.customName === null
-              ? null
-              : str(settings.customName),
+          customName: nullableStr(settings.customName),
           hidden: bool(settings.hidden),
         },
       };
@@ -118,10 +114,7 @@ function toRecipientGroup(raw: Record<string, unknown>): RecipientGroup {
       groupId: str(recipient.groupId),
       recipientId: str(recipient.recipientId),
       type: num(recipient.type),
-      permissionFlags:
-        recipient.permissionFlags === undefined || recipient.permissionFlags === null
-          ? null
-          : num(recipient.permissionFlags),
+      permissionFlags: nullableNum(recipient.permissionFlags),
     })),
   };
 }

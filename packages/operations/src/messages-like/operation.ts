@@ -1,6 +1,6 @@
 import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
-import { coerce } from '../common/profile';
+import { coerce } from '../common/coerce';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 

@@ -1,8 +1,7 @@
 import { GatewayError, Upstream } from '@cg/contract';
-import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
-import { jsonText } from '../common/json-text';
-import { coerce } from '../common/profile';
+import { coerce, jsonText } from '../common/coerce';
+import { isRefusal } from '../common/platform-refusal';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
 
@@ -82,7 +81,7 @@ async function stepUp(
       body: { code, ...(twofa.token.trim() === '' ? {} : { token: twofa.token }) },
     });
   } catch (error) {
-    if (error instanceof PlatformError && error.kind === 'forbidden') return undefined;
+    if (isRefusal(error)) return undefined;
     throw error;
   }
   const token = str(obj(verified).token);

@@ -1,11 +1,11 @@
 import { GatewayError, Upstream } from '@cg/contract';
 import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
-import { coerce } from '../common/profile';
-import { AccountParams, Nullable } from '../common/schemas';
+import { coerce, millsToCents } from '../common/coerce';
+import { AccountParams, Nullable, UnixMs } from '../common/schemas';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
 
-const { obj, arr, str, num } = coerce;
+const { obj, arr, str, num, nullableStr } = coerce;
 
 /** The platform takes at most this much post text (sandbox README, `POST /post`). */
 const MAX_CONTENT = 5000;
@@ -41,7 +41,6 @@ export const AccessType = Type.String({
 });
 
 const Dollars = (description: string) => Type.Number({ minimum: 0, description });
-const MsTimestamp = (description: string) => Type.Integer({ minimum: 0, description });
 
 const ReplyPermissions = Type.Object({
   following: Type.Optional(Type.Boolean({ description: 'allow users who follow you' })),
@@ -64,8 +63,8 @@ export const PostBody = Type.Object({
   ),
   postToFYP: Type.Optional(Type.Boolean({ description: 'true publishes to the For You page' })),
   previewId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'preview media id' })),
-  scheduledFor: Type.Optional(MsTimestamp('Unix ms; 0 = now')),
-  expiresAt: Type.Optional(MsTimestamp('Unix ms; 0 = never')),
+  scheduledFor: Type.Optional(UnixMs('Unix ms; 0 = now')),
+  expiresAt: Type.Optional(UnixMs('Unix ms; 0 = never')),
   wallIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true })),
   pinWallIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true })),
   access_type: Type.Optional(
@@ -133,7 +132,6 @@ export const REPLY_RULES = {
 } as const;
 
 const dollarsToMills = (dollars: number): number => Math.round(dollars * 1000);
-const millsToCents = (mills: unknown): number => Math.round(num(mills) / 10);
 /** Dollar inputs become whole cents on the platform; a fraction of a cent is the caller's typo. */
 const wholeCents = (dollars: number): boolean => Math.abs(dollars * 100 - Math.round(dollars * 100)) < 1e-6;
 
@@ -232,15 +230,14 @@ function upstreamPost(body: PostBody): Record<string, unknown> {
 /** The contract's Post has no access fields, so the platform's accessPermissions and previewId stay upstream. */
 export function toPost(value: unknown): Post {
   const raw = obj(value);
-  const nullableId = (v: unknown) => (v === undefined || v === null ? null : String(v));
   const createdAt = num(raw.createdAt);
   return {
     id: str(raw.id),
     accountId: str(raw.accountId),
     content: str(raw.content),
     fypFlags: num(raw.fypFlags),
-    inReplyTo: nullableId(raw.inReplyTo),
-    quotedPostId: nullableId(raw.quotedPostId),
+    inReplyTo: nullableStr(raw.inReplyTo),
+    quotedPostId: nullableStr(raw.quotedPostId),
     replyPermissionFlags: num(raw.replyPermissionFlags),
     postReplyPermissionFlags: arr(raw.postReplyPermissionFlags).map((rule) => ({
       id: str(rule.id),

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { coerce } from '../common/profile';
+import { coerce, ifPresent } from '../common/coerce';
 import { AccountParams } from '../common/schemas';
 import { defineOperation } from '../define';
 
@@ -39,10 +39,8 @@ export function toWall(value: unknown): Wall {
     private: num(raw.private),
     metadata: str(raw.metadata),
     // Optional in the contract: kept when the platform sends them, never invented.
-    ...(raw.mainWall === undefined || raw.mainWall === null ? {} : { mainWall: bool(raw.mainWall) }),
-    ...(raw.defaultWall === undefined || raw.defaultWall === null
-      ? {}
-      : { defaultWall: bool(raw.defaultWall) }),
+    ...ifPresent('mainWall', raw.mainWall, bool),
+    ...ifPresent('defaultWall', raw.defaultWall, bool),
   };
 }
 

@@ -1,12 +1,12 @@
 import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
-import { offsetCursor } from '../common/cursor';
-import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
-import { coerce } from '../common/profile';
+import { coerce } from '../common/coerce';
+import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cursor';
+import { fetchCursorPage, LimitQuery } from '../common/paging';
 import { AccountParams, Nullable } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
-const { obj, arr, str, num } = coerce;
+const { obj, arr, str, num, nullableStr, nullableNum } = coerce;
 
 /** Upstream status code of an active subscription (the contract: "3 means active"). */
 const STATUS_ACTIVE = 3;
@@ -52,13 +52,9 @@ export const SubscriberStats = Type.Object({
 export const SubscribersResponse = Type.Object({
   stats: SubscriberStats,
   subscriptions: Type.Array(Subscription),
-  nextCursor: Type.String({ description: 'pass back as cursor; "" when there are no more' }),
+  nextCursor: NextOffsetCursor,
 });
 
-const nullableNum = (value: unknown): number | null =>
-  value === undefined || value === null ? null : num(value);
-const nullableStr = (value: unknown): string | null =>
-  value === undefined || value === null ? null : str(value);
 const idOrZero = (value: unknown): string => (value === undefined || value === null ? '0' : str(value));
 
 export function toSubscription(value: unknown): Subscription {
@@ -109,7 +105,7 @@ export const subscribers = defineOperation({
     querystring: Type.Object({
       // The validation message reads "must be <description>".
       status: Type.String({ pattern: '^active$', description: 'active' }),
-      cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page' })),
+      cursor: OffsetCursorQuery,
       limit: LimitQuery('results per page'),
       subscriptionTierIds: Type.Optional(
         Type.String({
@@ -125,12 +121,10 @@ export const subscribers = defineOperation({
   },
   check: ({ query }) => offsetCursor.check(query.cursor),
   run: async ({ query }, { call }) => {
-    const offset = offsetCursor.decode(query.cursor);
-    const limit = query.limit ?? DEFAULT_LIMIT;
     const search = query.search?.trim();
     // Every page carries the same stats (they count all of the creator's subscriptions).
     let stats: Record<string, unknown> = {};
-    const { items, ended } = await fetchPages({ limit, offset }, async (page) => {
+    const { items, nextCursor } = await fetchCursorPage(query, async (page) => {
       const answer = obj(
         await call('subscribers', {
           query: {
@@ -152,8 +146,7 @@ export const subscribers = defineOperation({
         total: num(stats.total),
       },
       subscriptions: items,
-      // The next page starts after what this answer holds; a short upstream page was the last one.
-      nextCursor: ended ? '' : offsetCursor.encode(offset + items.length),
+      nextCursor,
     });
   },
 });
