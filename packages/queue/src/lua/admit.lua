@@ -31,6 +31,14 @@ rcall('ZADD', JOBS, now, id)
 if dedupeKey ~= '' then
   rcall('SET', dedupeKey, id, 'PX', dedupeTtl)
 end
+-- The common case, cheaply: nothing waiting and a slot free, so the job is granted at once, exactly
+-- as dispatch would grant it (the full path below also handles stale leases and the gap).
+if not gappedArg and rcall('LLEN', WAIT) == 0 and rcall('ZCARD', RUN) < concurrency then
+  local st = readState()
+  local start = math.max(now, st.next, st.pause)
+  grant(id, start, st, false)
+  return { 'ok', id, start - now }
+end
 rcall('RPUSH', gappedArg and GWAIT or WAIT, id)
 local out = dispatch(id)
 table.insert(out, 1, 'ok')

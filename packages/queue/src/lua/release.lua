@@ -9,6 +9,11 @@ if final then
     rcall('DEL', dedupeKey)
   end
 end
+-- Nobody waiting: nothing to dispatch (stale leases are the next caller's or the sweeper's).
+if rcall('LLEN', WAIT) == 0 and rcall('LLEN', GWAIT) == 0 and not rcall('HGET', STATE, 'gwake') then
+  if rcall('ZCARD', RUN) == 0 then rcall('ZREM', LANES, lane) end
+  return {}
+end
 local out = dispatch('')
 settleIndex()
 return out
