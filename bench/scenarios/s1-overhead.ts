@@ -1,0 +1,234 @@
+import { cpuLine } from '../lib/cpu';
+import { type LoadResult, rateOf, runLoad, unexpected } from '../lib/load';
+import { commandDelta } from '../lib/redis';
+import { median, ms, num, type Row, verdict } from '../lib/report';
+import type { Scenario } from '../lib/scenario';
+import { Scope } from '../lib/scope';
+import {
+  benchUsernames,
+  connectAccounts,
+  startBaseline,
+  startGateway,
+  startSandbox,
+  type Target,
+} from '../lib/stack';
+import { brief, loadSpec, measuredLoad, mePath, statusLine } from './common';
+
+/**
+ * S1 overhead, and the Redis cost per synchronous request. The sandbox answers at once, so what is
+ * left is the price of each path: the gateway's queue round trip against the proxy's direct call.
+ */
+export const s1: Scenario = {
+  name: 'S1',
+  title: 'overhead: gateway vs plain proxy, zero platform latency',
+  async run({ redis, probe, cpuProfDir, quick, log }) {
+    const accounts = quick ? 200 : 1000;
+    const connections = 50;
+    const warmupMs = quick ? 2_000 : 3_000;
+    const durationMs = quick ? 5_000 : 15_000;
+    const scope = new Scope();
+    try {
+      const sandbox = await startSandbox(accounts, cpuProfDir);
+      scope.defer(() => sandbox.stop());
+      // S1 measures overhead, not limits: 50 callers at several thousand requests a second over 1,000
+      // accounts would otherwise brush the sandbox's 600 requests/minute per account.
+      await sandbox.configure({ maxRequestsPerMinutePerAccount: 1_000_000 });
+      const gateway = await startGateway({
+        scenario: 'S1',
+        redisUrl: redis.url,
+        platformUrl: sandbox.url,
+        // Same reason on the gateway's side: its per-account limiter still runs, its threshold is out of the way.
+        env: { ACCOUNT_RATE_PER_MINUTE: '1000000' },
+        cpuProfDir,
+      });
+      scope.defer(() => probe.clear(gateway.prefix));
+      scope.defer(() => gateway.stop());
+      const baseline = await startBaseline({ scenario: 'S1', platformUrl: sandbox.url, cpuProfDir });
+      scope.defer(() => baseline.stop());
+
+      const usernames = benchUsernames(accounts);
+      log(`connecting ${accounts} accounts to the gateway and the baseline`);
+      const paths = new Map<Target, string[]>([
+        [gateway, (await connectAccounts(gateway, usernames)).map(mePath)],
+        [baseline, (await connectAccounts(baseline, usernames)).map(mePath)],
+      ]);
+
+      // Max throughput, closed loop. Two rounds in opposite order (B G, G B) so a drift in the
+      // machine's load over the run weighs on both sides alike; each side's figure is the median.
+      const max: Record<'gateway' | 'baseline', LoadResult[]> = { gateway: [], baseline: [] };
+      const cpuOf = new Map<LoadResult, Record<string, number>>();
+      const redisRuns: Array<{ commands: number; requests: number; byCommand: Record<string, number> }> = [];
+      for (const order of [
+        [baseline, gateway],
+        [gateway, baseline],
+      ]) {
+        for (const target of order) {
+          log(`max throughput, ${target.kind}, ${connections} connections, ${durationMs / 1000} s`);
+          const before = await probe.commandCounts();
+          const { result, cpu } = await measuredLoad(
+            loadSpec(target, paths.get(target) ?? [], {
+              mode: { kind: 'closed', callers: connections },
+              warmupMs,
+              durationMs,
+            }),
+            target,
+            sandbox,
+            probe,
+          );
+          cpuOf.set(result, cpu);
+          const delta = commandDelta(before, await probe.commandCounts());
+          if (target.kind === 'gateway')
+            redisRuns.push({
+              commands: delta.total,
+              requests: result.totalRequests,
+              byCommand: delta.byCommand,
+            });
+          max[target.kind].push(result);
+        }
+      }
+      const gatewayMax = median(max.gateway.map((r) => rateOf(r, ['200'])));
+      const baselineMax = median(max.baseline.map((r) => rateOf(r, ['200'])));
+
+      // Added latency at half the gateway's max load: the same fixed arrival rate on both sides.
+      const rate = Math.max(1, Math.round(gatewayMax / 2));
+      const half: Partial<Record<'gateway' | 'baseline', LoadResult>> = {};
+      for (const target of [baseline, gateway]) {
+        log(`fixed rate ${rate} req/s, ${target.kind}, ${durationMs / 1000} s`);
+        half[target.kind] = await runLoad(
+          loadSpec(target, paths.get(target) ?? [], {
+            mode: { kind: 'open', ratePerSecond: rate, maxInFlight: 1_000 },
+            warmupMs,
+            durationMs,
+          }),
+        );
+      }
+      // Round trips: a short counted run with MONITOR on, to split the command count into what the
+      // gateway's processes send and what the lane and BullMQ scripts run inside Redis.
+      const counted = quick ? 200 : 1_000;
+      log(`${counted} requests with Redis MONITOR on, to count round trips`);
+      const monitored = await probe.monitor(redis.url, () =>
+        runLoad(
+          loadSpec(gateway, paths.get(gateway) ?? [], {
+            mode: { kind: 'closed', callers: 10 },
+            warmupMs: 0,
+            durationMs: 120_000,
+            maxRequests: counted,
+          }),
+        ),
+      );
+      const perRequestOf = (counts: Record<string, number>) =>
+        Object.entries(counts)
+          .map(([command, calls]) => [command, calls / monitored.result.totalRequests] as const)
+          .sort((a, b) => b[1] - a[1]);
+      const sent = perRequestOf(monitored.sent);
+      const inScripts = perRequestOf(monitored.inScripts);
+      const sum = (list: ReadonlyArray<readonly [string, number]>) =>
+        list.reduce((total, [, n]) => total + n, 0);
+
+      const gatewayP50 = half.gateway?.latencyMs.p50 ?? Number.NaN;
+      const baselineP50 = half.baseline?.latencyMs.p50 ?? Number.NaN;
+      const added = gatewayP50 - baselineP50;
+
+      const commands = redisRuns.reduce((sum, run) => sum + run.commands, 0);
+      const requests = redisRuns.reduce((sum, run) => sum + run.requests, 0);
+      const perRequest = commands / requests;
+      const byCommand: Record<string, number> = {};
+      for (const run of redisRuns)
+        for (const [command, calls] of Object.entries(run.byCommand))
+          byCommand[command] = (byCommand[command] ?? 0) + calls;
+      const perCommand = Object.entries(byCommand)
+        .map(([command, calls]) => [command, calls / requests] as const)
+        .sort((a, b) => b[1] - a[1]);
+
+      const ratio = gatewayMax / baselineMax;
+      const rows: Row[] = [
+        {
+          scenario: 'S1',
+          metric: `throughput, req/s (${connections} conn, ${num(accounts)} accounts)`,
+          gateway: num(gatewayMax),
+          baseline: num(baselineMax),
+          ratio: num(ratio, 2),
+          target: '≥ 0.25',
+          verdict: verdict(ratio >= 0.25),
+          values: { gateway: gatewayMax, baseline: baselineMax, ratio },
+        },
+        {
+          scenario: 'S1',
+          metric: `p50 latency at ${num(rate)} req/s (half of gw max); added = gw − base`,
+          gateway: ms(gatewayP50),
+          baseline: ms(baselineP50),
+          ratio: `+${ms(added)}`,
+          target: '≤ +3 ms',
+          verdict: verdict(added <= 3),
+          values: { gateway: gatewayP50, baseline: baselineP50, ratio: added },
+        },
+        {
+          scenario: 'Redis',
+          metric: 'Redis commands per sync request (commandstats Δ / requests)',
+          gateway: num(perRequest, 1),
+          baseline: '0 (no Redis)',
+          ratio: '—',
+          target: '≤ 20',
+          verdict: verdict(perRequest <= 20),
+          values: { gateway: perRequest },
+        },
+      ];
+      const notes = [
+        ...(['gateway', 'baseline'] as const).flatMap((kind) =>
+          max[kind].map(
+            (r, i) =>
+              `S1 ${kind} max run ${i + 1}: ${statusLine(r)}; p50 ${ms(r.latencyMs.p50)}, p99 ${ms(
+                r.latencyMs.p99,
+              )}; CPU (% of one core): ${cpuLine(cpuOf.get(r) ?? {})}`,
+          ),
+        ),
+        `S1 fixed rate: gateway ${statusLine(half.gateway as LoadResult)}; baseline ${statusLine(half.baseline as LoadResult)}`,
+        `Redis per sync request by command: ${perCommand
+          .slice(0, 12)
+          .map(([command, calls]) => `${command} ${num(calls, 2)}`)
+          .join(', ')}`,
+      ];
+      notes.push(
+        `Redis commands sent by the gateway per sync request (MONITOR, ${counted} requests): ${num(sum(sent), 1)} (${sent
+          .slice(0, 10)
+          .map(([command, n]) => `${command} ${num(n, 2)}`)
+          .join(', ')}); run inside scripts: ${num(sum(inScripts), 1)}`,
+      );
+      const errors = [...max.gateway, ...max.baseline].reduce((sum, r) => sum + unexpected(r, ['200']), 0);
+      if (errors > 0)
+        notes.push(`S1: ${errors} answers were not 200 during the max runs (see statuses above)`);
+      return {
+        rows,
+        notes,
+        details: {
+          accounts,
+          connections,
+          warmupMs,
+          durationMs,
+          max: {
+            gateway: max.gateway.map((r) => ({ ...brief(r), cpu: cpuOf.get(r) })),
+            baseline: max.baseline.map((r) => ({ ...brief(r), cpu: cpuOf.get(r) })),
+          },
+          halfRate: {
+            rate,
+            gateway: half.gateway && brief(half.gateway),
+            baseline: half.baseline && brief(half.baseline),
+          },
+          redis: {
+            commands,
+            requests,
+            perRequest,
+            perCommand: Object.fromEntries(perCommand),
+            monitored: {
+              requests: monitored.result.totalRequests,
+              sentPerRequest: Object.fromEntries(sent),
+              inScriptsPerRequest: Object.fromEntries(inScripts),
+            },
+          },
+        },
+      };
+    } finally {
+      await scope.close();
+    }
+  },
+};
