@@ -1,15 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCredentials } from '../support/common';
+import { ApiKeyStore, storeKeys } from '@cg/store';
+import { sleep } from '../support/processes';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
 const admin = `Basic ${Buffer.from('admin:admin-password-for-tests').toString('base64')}`;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ env: { API_KEY_CACHE_MS: '300' } });
 });
 afterAll(async () => {
   await stack?.stop();
+});
+
+describe('API keys', () => {
+  it('stops working within the cache time once revoked', async () => {
+    const keys = new ApiKeyStore(stack.redis, storeKeys(stack.prefix));
+    const { key, info } = await keys.create('t3');
+    expect((await gw(stack, 'GET', '/accounts', { key })).status).toBe(200);
+    await keys.revoke(info.keyId);
+    await sleep(400);
+    expect((await gw(stack, 'GET', '/accounts', { key })).status).toBe(401);
+  });
 });
 
 describe('operations surface', () => {

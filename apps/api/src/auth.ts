@@ -1,4 +1,5 @@
 import { errorBody, GatewayError } from '@cg/contract';
+import { type ApiKeyInfo, sha256 } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from './context';
 
@@ -19,4 +20,31 @@ export function installApiKeyAuth(app: FastifyInstance, { store }: ApiContext): 
     request.tenantId = info.tenantId;
     return undefined;
   });
+}
+
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Valid keys are remembered for `ttlMs` (one Redis round trip less per request); unknown keys are
+ * not, so a new key works at once and a wrong one costs a lookup each time. The cache is keyed by
+ * the key's hash, never the key.
+ */
+function cachedResolver(
+  lookup: (key: string) => Promise<ApiKeyInfo | null>,
+  ttlMs: number,
+): (key: string) => Promise<ApiKeyInfo | null> {
+  const cache = new Map<string, { info: ApiKeyInfo; until: number }>();
+  return async (key) => {
+    if (ttlMs <= 0) return lookup(key);
+    const id = sha256(key);
+    const hit = cache.get(id);
+    if (hit && hit.until > Date.now()) return hit.info;
+    const info = await lookup(key);
+    cache.delete(id);
+    if (info) {
+      if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+      cache.set(id, { info, until: Date.now() + ttlMs });
+    }
+    return info;
+  };
 }

@@ -5,7 +5,13 @@ import type { Redis, Store } from '@cg/store';
 
 export type ApiConfig = Pick<
   GatewayConfig,
-  'PLATFORM_SLUG' | 'SYNC_WAIT_MS' | 'PUBLIC_URL' | 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'LOG_LEVEL'
+  | 'PLATFORM_SLUG'
+  | 'SYNC_WAIT_MS'
+  | 'PUBLIC_URL'
+  | 'ADMIN_USER'
+  | 'ADMIN_PASSWORD'
+  | 'LOG_LEVEL'
+  | 'API_KEY_CACHE_MS'
 >;
 
 /** Everything the API's routes need, built once by `createApi`. */

@@ -20,6 +20,7 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
   const client = new PlatformClient({
     baseUrl: config.PLATFORM_URL,
     timeoutMs: config.PLATFORM_TIMEOUT_MS,
+    connections: config.PLATFORM_CONNECTIONS,
     ...(config.PLATFORM_CHECK_KEY === undefined ? {} : { checkKey: config.PLATFORM_CHECK_KEY }),
   });
   const log = logger.child({ module: 'worker' });

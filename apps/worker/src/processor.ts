@@ -22,7 +22,12 @@ export function createProcessor({ client, store, keyring }: ProcessorDeps): Proc
     if (!op) throw new GatewayError('INTERNAL', `no handler for operation ${payload.op}`);
     const input = payload.sealed === undefined ? payload.input : keyring.openJson(payload.sealed, job.jobId);
     const { tenantId, accountId } = payload;
-    const account = accountId === undefined ? undefined : await store.accounts.get(tenantId, accountId);
+    const loaded =
+      accountId === undefined ? undefined : await store.accounts.getWithSession(tenantId, accountId);
+    const account = loaded?.record;
+    // The session read with the record serves the job's first call; later ones read it afresh (a
+    // re-login may have replaced it).
+    let session = loaded?.session;
     if (accountId !== undefined) {
       if (!account) throw new GatewayError('NOT_FOUND', 'the account was disconnected');
       if (account.status === 'reauth_required') {
@@ -39,7 +44,16 @@ export function createProcessor({ client, store, keyring }: ProcessorDeps): Proc
         if (accountId === undefined)
           throw new GatewayError('INTERNAL', `operation ${op.name} has no account session`);
         const write = endpoints[endpoint].write;
-        const result = await sessions.call(tenantId, accountId, endpoint, args, () => job.beforeCall(write));
+        const known = session;
+        session = undefined;
+        const result = await sessions.call(
+          tenantId,
+          accountId,
+          endpoint,
+          args,
+          () => job.beforeCall(write),
+          known,
+        );
         if (write) job.afterWrite();
         return result as never;
       },

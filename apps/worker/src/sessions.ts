@@ -27,8 +27,10 @@ export class AccountSessions {
     endpoint: AuthEndpointName,
     args: CallArgs = {},
     beforeSend?: () => Promise<void>,
+    /** The session the caller read already (saves a read); else it is read here. */
+    known?: PlatformSessionState | null,
   ): Promise<T> {
-    const session = await this.accounts.session(tenantId, accountId);
+    const session = known ?? (await this.accounts.session(tenantId, accountId));
     if (!session) throw reauthRequired();
     await beforeSend?.();
     try {

@@ -32,6 +32,11 @@ export const GatewayEnv = Type.Object({
     Type.String({ description: 'fansly-client-check key; client default if unset' }),
   ),
   PLATFORM_TIMEOUT_MS: Int(15_000, 'per upstream request', 100),
+  PLATFORM_CONNECTIONS: Int(
+    256,
+    'sockets one worker process may open to the platform (keep >= WORKER_CONCURRENCY)',
+    1,
+  ),
   ENCRYPTION_KEY: Type.String({
     minLength: 1,
     description: 'base64 32-byte AES-256-GCM key; or a keyring "kid:base64,kid2:base64" (first one encrypts)',
@@ -45,6 +50,7 @@ export const GatewayEnv = Type.Object({
     Type.String({ minLength: 32, description: 'random, 32 characters or more' }),
   ),
   GATEWAY_BOOTSTRAP_TENANT: Type.String({ default: 'default' }),
+  API_KEY_CACHE_MS: Int(5_000, 'how long the API trusts a key it looked up (a revoked key works this long)'),
   SYNC_WAIT_MS: Int(25_000, 'how long a request waits for its job before answering 202'),
   JOB_RETENTION_SECONDS: Int(86_400, 'finished jobs stay readable at /jobs/{id} this long', 60),
   WORKER_CONCURRENCY: Int(64, 'jobs one worker process runs at once', 1),

@@ -103,6 +103,25 @@ export class AccountStore {
     return parseRecord(fields);
   }
 
+  /** The record and its platform session in one read (what the worker needs for each job). */
+  async getWithSession(
+    tenantId: string,
+    accountId: string,
+  ): Promise<{ record: AccountRecord; session: PlatformSessionState | null } | null> {
+    const fields = await this.redis.hmget(
+      this.keys.account(tenantId, accountId),
+      ...RECORD_FIELDS,
+      'session',
+    );
+    const record = parseRecord(fields.slice(0, RECORD_FIELDS.length));
+    if (!record) return null;
+    const sealed = fields[RECORD_FIELDS.length];
+    return {
+      record,
+      session: sealed ? this.keyring.openJson<PlatformSessionState>(sealed, accountId) : null,
+    };
+  }
+
   async list(tenantId: string): Promise<AccountRecord[]> {
     const ids = await this.redis.zrange(this.keys.tenantAccounts(tenantId), 0, -1);
     const records = await Promise.all(ids.map((id) => this.get(tenantId, id)));
