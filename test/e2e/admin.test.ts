@@ -1,6 +1,6 @@
+import { ApiKeyStore, storeKeys } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCredentials } from '../support/common';
-import { ApiKeyStore, storeKeys } from '@cg/store';
 import { sleep } from '../support/processes';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
