@@ -1,10 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectRedis, type Redis } from '@cg/store';
-import { answersPing, ensureRedis, freePort } from '../../scripts/lib/redis';
-import { sleep, stopChild } from './processes';
+import { ensureRedis, onPath, spawnRedis } from '../../scripts/lib/redis';
 
 export interface BenchRedis {
   url: string;
@@ -26,39 +24,13 @@ export interface BenchRedis {
 export async function startBenchRedis(): Promise<BenchRedis> {
   if (onPath('redis-server')) {
     const dir = mkdtempSync(join(tmpdir(), 'cg-bench-redis-'));
-    const port = await freePort();
-    const child: ChildProcess = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--appendonly',
-        'yes',
-        '--appendfsync',
-        'everysec',
-        '--save',
-        '',
-        '--maxmemory-policy',
-        'noeviction',
-      ],
-      { stdio: 'ignore' },
-    );
-    const url = `redis://127.0.0.1:${port}`;
-    for (let i = 0; i < 100 && !(await answersPing(url)); i++) await sleep(50);
-    if (!(await answersPing(url))) {
-      await stopChild(child, 2_000);
-      throw new Error(`redis-server did not start on port ${port}`);
-    }
+    const spawned = await spawnRedis(dir);
     return {
-      url,
+      url: spawned.url,
       source: 'dedicated',
-      version: await serverVersion(url),
+      version: await serverVersion(spawned.url),
       stop: async () => {
-        await stopChild(child, 5_000);
+        await spawned.stop();
         rmSync(dir, { recursive: true, force: true });
       },
     };
@@ -68,15 +40,6 @@ export async function startBenchRedis(): Promise<BenchRedis> {
     dataDir: join(tmpdir(), 'cg-bench-redis'),
   });
   return { ...found, version: await serverVersion(found.url) };
-}
-
-function onPath(command: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function serverVersion(url: string): Promise<string> {

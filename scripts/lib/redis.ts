@@ -46,7 +46,7 @@ export function answersPing(url: string, timeoutMs = 500): Promise<boolean> {
   });
 }
 
-function onPath(command: string): boolean {
+export function onPath(command: string): boolean {
   try {
     execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
     return true;
@@ -77,7 +77,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function spawnRedis(dataDir: string): Promise<RedisHandle> {
+/**
+ * A redis-server of our own on a free loopback port, configured like docker-compose.yml (AOF, fsync
+ * every second by default, no RDB snapshots, noeviction), with its data under `dataDir`.
+ */
+export async function spawnRedis(dataDir: string): Promise<RedisHandle> {
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
   const child: ChildProcess = spawn(
