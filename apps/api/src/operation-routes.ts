@@ -78,9 +78,7 @@ async function resolveAccount(
     }
     return account.accountId;
   }
-  const usable = (await store.accounts.list(request.tenantId)).find(
-    (account) => account.status === 'connected',
-  );
+  const usable = await store.accounts.firstConnected(request.tenantId);
   if (!usable)
     throw new GatewayError('ACCOUNT_REQUIRED', 'this lookup needs a connected account: call /connect first');
   return usable.accountId;

@@ -122,6 +122,15 @@ export class AccountStore {
     };
   }
 
+  /** The tenant's oldest connected account, reading records only until one is found. */
+  async firstConnected(tenantId: string): Promise<AccountRecord | null> {
+    for (const id of await this.redis.zrange(this.keys.tenantAccounts(tenantId), 0, -1)) {
+      const record = await this.get(tenantId, id);
+      if (record?.status === 'connected') return record;
+    }
+    return null;
+  }
+
   async list(tenantId: string): Promise<AccountRecord[]> {
     const ids = await this.redis.zrange(this.keys.tenantAccounts(tenantId), 0, -1);
     const records = await Promise.all(ids.map((id) => this.get(tenantId, id)));
