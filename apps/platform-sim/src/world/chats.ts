@@ -5,6 +5,7 @@ import type {
   AccountMediaBundle,
   ChatGroup,
   ChatGroupSummary,
+  MediaOfferItem,
   Message,
   MessageAttachment,
   Reaction,
@@ -194,21 +195,7 @@ export class ChatIndex {
   }
 
   offerItemRecord(ref: OfferItemRef): {
-    item: {
-      id: string;
-      mediaOfferId: string;
-      mediaOfferType: number;
-      mediaOfferBundleId: string | null;
-      mediaId: string;
-      mediaType: number;
-      previewId: string | null;
-      accountId: string;
-      locationId: string;
-      correlationId: string;
-      locationType: number;
-      accountMediaId: string;
-      createdAt: number;
-    };
+    item: MediaOfferItem;
     accountMedia: AccountMedia;
     bundle: AccountMediaBundle | null;
   } {

@@ -39,7 +39,8 @@ const Location = Type.Object({
   location: Type.String({ description: 'signed CDN URL' }),
 });
 
-const VaultMediaVariant = Type.Object({
+/** The file fields a vault media and each of its variants both carry. */
+const MediaFile = {
   id: Type.String(),
   type: Type.Number(),
   status: Type.Number(),
@@ -51,23 +52,14 @@ const VaultMediaVariant = Type.Object({
   height: Type.Number(),
   metadata: Type.String({ description: 'JSON text' }),
   updatedAt: Type.Number({ description: 'Unix ms' }),
-  locations: Type.Array(Location),
-});
+};
+
+const VaultMediaVariant = Type.Object({ ...MediaFile, locations: Type.Array(Location) });
 
 /** Vault media of the albums' last items (`aggregationData.media[]`). */
 export const VaultMedia = Type.Object({
-  id: Type.String(),
-  type: Type.Number(),
-  status: Type.Number(),
+  ...MediaFile,
   accountId: Type.String(),
-  mimetype: Type.String(),
-  flags: Type.Number(),
-  filename: Type.String(),
-  location: Type.String(),
-  width: Type.Number(),
-  height: Type.Number(),
-  metadata: Type.String({ description: 'JSON text' }),
-  updatedAt: Type.Number({ description: 'Unix ms' }),
   createdAt: Type.Number({ description: 'Unix ms' }),
   variants: Type.Array(VaultMediaVariant),
   variantHash: Type.Record(Type.String(), Type.Unknown()),
