@@ -145,11 +145,6 @@ export class AccountLanes {
     return this.redis.zrangebyscore(this.lanesKey(), '-inf', Date.now(), 'LIMIT', 0, limit);
   }
 
-  /** How many unfinished jobs an account has (for operators and tests). */
-  async backlog(lane: string): Promise<number> {
-    return this.redis.zcard(this.keys(lane)[4]!);
-  }
-
   private call(script: ScriptName, lane: string, ...args: (string | number)[]) {
     return this.redis[`lane_${script}`](
       ...this.keys(lane),

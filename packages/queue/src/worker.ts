@@ -29,7 +29,6 @@ export class RetryableError extends Error {
 
 export interface ProcessorContext {
   jobId: string;
-  attempt: number;
   /** Call just before each request leaves for the platform (write ledger, media-stats gap). */
   beforeCall(write: boolean): Promise<void>;
   /** Call when a write request was answered with success (it is applied). */
@@ -107,7 +106,6 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         if (job.data.write && (await ledger.sentByOther(jobId, attemptToken))) throw outcomeUnknown();
         return await processor(job.data, {
           jobId,
-          attempt: job.attemptsMade + 1,
           beforeCall: async (write) => {
             calls += 1;
             if (write && !(await ledger.markSent(jobId, attemptToken))) throw outcomeUnknown();
