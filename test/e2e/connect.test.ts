@@ -217,8 +217,7 @@ describe('accounts/by-ids', () => {
         key: stack.keys.t2,
       },
     );
-    expect(response.status).toBeGreaterThanOrEqual(400);
-    expect(response.status).toBeLessThan(500);
+    expectError(response, 409, 'ACCOUNT_REQUIRED');
   });
 });
 
