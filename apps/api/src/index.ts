@@ -2,7 +2,7 @@ import { type GatewayConfig, type Logger, laneSettings } from '@cg/config';
 import { assertRegistry } from '@cg/operations';
 import { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
-import { connectRedis, createStore } from '@cg/store';
+import { connectRedis, createStore, newId } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './server';
 
@@ -24,6 +24,8 @@ export async function createApi(config: GatewayConfig, logger: Logger): Promise<
     attempts: config.JOB_ATTEMPTS,
     backoffMs: config.JOB_BACKOFF_MS,
     lanes: laneSettings(config),
+    newJobId: () => newId('job'),
+    onError: (error) => logger.error({ err: error }, 'waking queued jobs failed'),
   });
   await queue.ready();
   const app = await buildApi({ config, redis, store, queue, keyring, logger });

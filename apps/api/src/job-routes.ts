@@ -18,7 +18,7 @@ export function registerJobRoutes(app: FastifyInstance, context: ApiContext): vo
         summary: 'State and, once finished, the result of an accepted request',
         tags: ['jobs'],
         security: [{ apiKey: [] }],
-        params: Type.Object({ jobId: Type.String({ pattern: '^job_[A-Za-z0-9]{1,64}$' }) }),
+        params: Type.Object({ jobId: Type.String({ pattern: '^job_[A-Za-z0-9]{1,64}(-[0-9]{1,4})?$' }) }),
         response: { 202: AcceptedSchema, '4xx': ErrorBodySchema },
       },
     },

@@ -35,20 +35,24 @@ export function registerOperationRoutes(app: FastifyInstance, context: ApiContex
         const reason = op.check?.(input as never);
         if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
         const accountId = await resolveAccount(op, request, input, context);
-        const jobId = newId('job');
+        // Sealed input names its job (the cipher's context), so its id is chosen here; others get
+        // theirs from the queue (a read may travel in a batch: `<batch>-<n>`).
+        const jobId = op.sealInput ? newId('job') : undefined;
         const payload: JobPayload = {
           op: op.name,
           tenantId: request.tenantId,
           ...(accountId === undefined ? {} : { accountId }),
           // Sealed with the job id as context: the blob opens only for this job.
-          ...(op.sealInput ? { input: {}, sealed: context.keyring.sealJson(input, jobId) } : { input }),
+          ...(jobId === undefined
+            ? { input }
+            : { input: {}, sealed: context.keyring.sealJson(input, jobId) }),
           at: Date.now(),
           ...(op.write ? { write: true } : {}),
           ...(op.gapped ? { gapped: true } : {}),
           ...(op.dedupe ? { dedupe: sha256(`${op.name}\n${op.dedupe(input as never)}`) } : {}),
         };
         const wait = waitBudgetMs(parsePrefer(request.headers.prefer), context.config.SYNC_WAIT_MS);
-        const answered = await context.queue.submit(jobId, payload, wait);
+        const answered = await context.queue.submit(payload, wait, jobId);
         return sendResult(reply, request, answered.jobId, answered.result, context);
       },
     });

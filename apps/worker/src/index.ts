@@ -33,6 +33,7 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     retentionSeconds: config.JOB_RETENTION_SECONDS,
     lockMs: config.WORKER_LOCK_MS,
     onError: (error) => log.error({ err: error }, 'operation failed unexpectedly'),
+    onRequestFailed: (jobId, op, reason) => log.info({ jobId, op, reason }, 'job failed'),
   });
   const { worker } = operations;
   worker.on('failed', (job, error) =>

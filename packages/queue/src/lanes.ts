@@ -35,20 +35,35 @@ export interface Wake {
 export type Admission =
   | { kind: 'share'; jobId: string }
   | { kind: 'full'; backlog: number; retryAfterSeconds: number }
-  | { kind: 'ok'; selfDelayMs: number | undefined; wakes: Wake[] };
+  /** Granted to start after `delayMs` (0 = now), or, with no delay, parked until its lane wakes it. */
+  | { kind: 'ok'; delayMs: number | undefined };
 
 export type Claim =
   | { kind: 'run'; wakes: Wake[] }
   | { kind: 'delay'; delayMs: number; wakes: Wake[] }
   | { kind: 'park'; wakes: Wake[] };
 
+export interface AdmitRequest {
+  lane: string;
+  jobId: string;
+  gapped: boolean;
+  dedupeKey?: string;
+}
+
+export interface ReleaseRequest {
+  lane: string;
+  jobId: string;
+  /** The job will not run again: it leaves the backlog (and its sharing key). */
+  final: boolean;
+  dedupeKey?: string;
+}
+
 const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
 const PRELUDE = lua('prelude');
 const SCRIPTS = ['admit', 'claim', 'requeue', 'release', 'withdraw', 'pause', 'touch', 'kick'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
-type LaneRedis = Redis &
-  Record<`lane_${ScriptName}`, (...args: (string | number)[]) => Promise<(string | number)[]>>;
+type LaneRedis = Redis & Record<`lane_${ScriptName}`, (...args: (string | number)[]) => Promise<unknown[]>>;
 
 export class AccountLanes {
   private readonly redis: LaneRedis;
@@ -60,12 +75,14 @@ export class AccountLanes {
     private readonly jobPrefix: string,
     private readonly settings: LaneSettings,
   ) {
+    // The number of keys depends on the lanes a call touches, so it is passed with each call.
     for (const name of SCRIPTS) {
       if (!(`lane_${name}` in redis))
-        redis.defineCommand(`lane_${name}`, { numberOfKeys: 6, lua: `${PRELUDE}\n${lua(name)}` });
+        redis.defineCommand(`lane_${name}`, { lua: `${PRELUDE}\n${lua(name)}` });
     }
     this.redis = redis as LaneRedis;
     this.settingsArgs = [
+      jobPrefix,
       settings.concurrency,
       settings.intervalMs,
       settings.gapMs + GAP_MARGIN_MS,
@@ -74,70 +91,105 @@ export class AccountLanes {
     ];
   }
 
-  async admit(
-    lane: string,
-    jobId: string,
-    options: { gapped: boolean; dedupeKey?: string },
-  ): Promise<Admission> {
-    const dedupe = options.dedupeKey === undefined ? '' : this.dedupeKey(lane, options.dedupeKey);
-    const reply = await this.call(
-      'admit',
-      lane,
-      jobId,
-      options.gapped ? 1 : 0,
-      this.settings.maxBacklog,
-      dedupe,
-      DEDUPE_TTL_MS,
-    );
-    const [kind, ...rest] = reply;
-    if (kind === 'share') return { kind: 'share', jobId: String(rest[0]) };
-    if (kind === 'full') {
-      const backlog = Number(rest[0]);
-      // When a twentieth of the backlog will have started at the account's pace (a gapped request's
-      // pace is its gap): coming back sooner would only meet a full lane again.
-      const pace = options.gapped ? this.settings.gapMs : this.settings.intervalMs;
-      const retryAfterSeconds = Math.max(1, Math.ceil((Math.ceil(backlog / 20) * pace) / 1000));
-      return { kind: 'full', backlog, retryAfterSeconds };
+  /**
+   * Admits jobs to their lanes in one script (the API admits what arrived together). Wakes of jobs
+   * outside `requests` (granted by these admissions' dispatches) are returned for the caller to
+   * apply once the new jobs are added.
+   */
+  async admit(requests: AdmitRequest[]): Promise<{ admissions: Admission[]; wakes: Wake[] }> {
+    const args: (string | number)[] = [this.settings.maxBacklog, DEDUPE_TTL_MS];
+    for (const r of requests) {
+      args.push(
+        r.lane,
+        r.jobId,
+        r.gapped ? 1 : 0,
+        r.dedupeKey === undefined ? '' : this.dedupeKey(r.lane, r.dedupeKey),
+      );
     }
-    const wakes = toWakes(rest);
-    const self = wakes.find((wake) => wake.jobId === jobId);
-    return { kind: 'ok', selfDelayMs: self?.delayMs, wakes: wakes.filter((wake) => wake !== self) };
+    const replies = (await this.call(
+      'admit',
+      requests.map((r) => r.lane),
+      args,
+    )) as (string | number)[][];
+    const own = new Map<string, number>();
+    const wakes: Wake[] = [];
+    for (const [kind, ...rest] of replies) {
+      if (kind !== 'ok') continue;
+      for (const wake of toWakes(rest)) {
+        if (requests.some((r) => r.jobId === wake.jobId)) own.set(wake.jobId, wake.delayMs);
+        else wakes.push(wake);
+      }
+    }
+    const admissions = replies.map(([kind, ...rest], i): Admission => {
+      const request = requests[i] as AdmitRequest;
+      if (kind === 'share') return { kind: 'share', jobId: String(rest[0]) };
+      if (kind === 'full') {
+        const backlog = Number(rest[0]);
+        // When a twentieth of the backlog will have started at the account's pace (a gapped
+        // request's pace is its gap): coming back sooner would only meet a full lane again.
+        const pace = request.gapped ? this.settings.gapMs : this.settings.intervalMs;
+        const retryAfterSeconds = Math.max(1, Math.ceil((Math.ceil(backlog / 20) * pace) / 1000));
+        return { kind: 'full', backlog, retryAfterSeconds };
+      }
+      return { kind: 'ok', delayMs: own.get(request.jobId) };
+    });
+    return { admissions, wakes };
   }
 
-  async claim(lane: string, jobId: string, gapped: boolean): Promise<Claim> {
-    const [kind, ...rest] = await this.call('claim', lane, jobId, gapped ? 1 : 0);
-    if (kind === 'run') return { kind: 'run', wakes: toWakes(rest) };
-    if (kind === 'delay') return { kind: 'delay', delayMs: Number(rest[0]), wakes: toWakes(rest.slice(1)) };
-    return { kind: 'park', wakes: toWakes(rest) };
+  /** Whether each job (one, or a batch's) may call the platform now. */
+  async claim(requests: { lane: string; jobId: string; gapped: boolean }[]): Promise<Claim[]> {
+    const args = requests.flatMap((r) => [r.lane, r.jobId, r.gapped ? 1 : 0]);
+    const replies = (await this.call(
+      'claim',
+      requests.map((r) => r.lane),
+      args,
+    )) as (string | number)[][];
+    return replies.map(([kind, ...rest]): Claim => {
+      if (kind === 'run') return { kind: 'run', wakes: toWakes(rest) };
+      if (kind === 'delay') return { kind: 'delay', delayMs: Number(rest[0]), wakes: toWakes(rest.slice(1)) };
+      return { kind: 'park', wakes: toWakes(rest) };
+    });
   }
 
   /** After a `park` claim, once the job sits in BullMQ's delayed set. */
   async requeue(lane: string, jobId: string, gapped: boolean): Promise<Wake[]> {
-    return toWakes(await this.call('requeue', lane, jobId, gapped ? 1 : 0));
+    return toWakes(await this.call('requeue', [lane], [lane, jobId, gapped ? 1 : 0]));
   }
 
   /** The job was admitted but could not be added: it leaves the lane. */
   async withdraw(lane: string, jobId: string, dedupeKey?: string): Promise<Wake[]> {
     const dedupe = dedupeKey === undefined ? '' : this.dedupeKey(lane, dedupeKey);
-    return toWakes(await this.call('withdraw', lane, jobId, dedupe));
+    return toWakes(await this.call('withdraw', [lane], [lane, jobId, dedupe]));
   }
 
   /** A gapped job sends another request (after a re-login): the gap counts from now. */
   async touch(lane: string): Promise<void> {
-    await this.call('touch', lane);
+    await this.call('touch', [lane], [lane]);
   }
 
-  async release(lane: string, jobId: string, final: boolean, dedupeKey?: string): Promise<Wake[]> {
-    const dedupe = dedupeKey === undefined ? '' : this.dedupeKey(lane, dedupeKey);
-    return toWakes(await this.call('release', lane, jobId, final ? 1 : 0, dedupe));
+  /** Platform calls are over: their slots are free, and waiting jobs are woken. */
+  async release(requests: ReleaseRequest[]): Promise<Wake[]> {
+    const args = requests.flatMap((r) => [
+      r.lane,
+      r.jobId,
+      r.final ? 1 : 0,
+      r.dedupeKey === undefined ? '' : this.dedupeKey(r.lane, r.dedupeKey),
+    ]);
+    return toWakes(
+      await this.call(
+        'release',
+        requests.map((r) => r.lane),
+        args,
+      ),
+    );
   }
 
   async pause(lane: string, forMs: number): Promise<void> {
-    await this.call('pause', lane, forMs);
+    await this.call('pause', [lane], [lane, forMs]);
   }
 
-  async kick(lane: string): Promise<Wake[]> {
-    return toWakes(await this.call('kick', lane));
+  async kick(lanes: string[]): Promise<Wake[]> {
+    return toWakes(await this.call('kick', lanes, lanes));
   }
 
   /** Lanes whose leases are due for a check (crash recovery); see `Sweeper` in the worker. */
@@ -145,19 +197,13 @@ export class AccountLanes {
     return this.redis.zrangebyscore(this.lanesKey(), '-inf', Date.now(), 'LIMIT', 0, limit);
   }
 
-  private call(script: ScriptName, lane: string, ...args: (string | number)[]) {
-    return this.redis[`lane_${script}`](
-      ...this.keys(lane),
-      lane,
-      this.jobPrefix,
-      ...this.settingsArgs,
-      ...args,
-    );
-  }
-
-  private keys(lane: string): string[] {
-    const base = `${this.base()}lane:${lane}`;
-    return [`${base}:run`, `${base}:wait`, `${base}:gwait`, `${base}:state`, `${base}:jobs`, this.lanesKey()];
+  private call(script: ScriptName, lanes: string[], args: (string | number)[]) {
+    const keys = [this.lanesKey()];
+    for (const lane of lanes) {
+      const base = `${this.base()}lane:${lane}`;
+      keys.push(`${base}:run`, `${base}:wait`, `${base}:gwait`, `${base}:state`, `${base}:jobs`);
+    }
+    return this.redis[`lane_${script}`](keys.length, ...keys, ...this.settingsArgs, ...args);
   }
 
   private dedupeKey(lane: string, key: string): string {
@@ -174,7 +220,7 @@ export class AccountLanes {
   }
 }
 
-function toWakes(flat: (string | number)[]): Wake[] {
+function toWakes(flat: unknown[]): Wake[] {
   const wakes: Wake[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2)
     wakes.push({ jobId: String(flat[i]), delayMs: Math.max(0, Number(flat[i + 1])) });

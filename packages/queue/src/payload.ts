@@ -19,7 +19,38 @@ export interface JobPayload {
   gapped?: boolean;
   /** Identical requests share this job while it is unfinished. */
   dedupe?: string;
+  /** Attempts this request already had in a batch before it became a job of its own. */
+  priorAttempts?: number;
 }
 
 /** What a finished job returns: the envelope's parts, or the same sealed. */
 export type StoredOutcome = { statusCode: number; message: string; data: unknown } | { sealed: string };
+
+/**
+ * Reads granted together are carried by one BullMQ job, a batch: request `<batchId>-<n>` is
+ * `batch[n]` (null where that number went to a job of its own). One job instead of one per request
+ * is what keeps BullMQ's own Redis work per request small (docs/scheduling.md, "Batches").
+ */
+export interface BatchPayload {
+  batch: (JobPayload | null)[];
+}
+
+export type QueuedData = JobPayload | BatchPayload;
+
+/** What became of one request of a batch: its outcome, its failure, or its move to a job of its own. */
+export type ItemOutcome = StoredOutcome | { failed: string } | { moved: true };
+
+/** A batch's result, and its progress while it runs: `items[n]` for request n, null until it ends. */
+export interface BatchOutcome {
+  items: (ItemOutcome | null)[];
+}
+
+export const isBatch = (data: QueuedData): data is BatchPayload => 'batch' in data;
+
+export const batchItemId = (batchId: string, n: number) => `${batchId}-${n}`;
+
+/** The batch and position of a batched request's id (`<batchId>-<n>`). */
+export function parseBatchItemId(id: string): { batchId: string; n: number } | undefined {
+  const match = /^(.+)-(\d{1,4})$/.exec(id);
+  return match ? { batchId: match[1] as string, n: Number(match[2]) } : undefined;
+}

@@ -1,8 +1,17 @@
 import { GatewayError } from '@cg/contract';
-import { Job, Queue, QueueEvents } from 'bullmq';
+import { Job, type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { AccountLanes, type LaneSettings, type Wake } from './lanes';
-import type { JobPayload, StoredOutcome } from './payload';
+import { Coalescer } from './coalesce';
+import { AccountLanes, type Admission, type LaneSettings, type Wake } from './lanes';
+import {
+  type BatchOutcome,
+  batchItemId,
+  isBatch,
+  type JobPayload,
+  parseBatchItemId,
+  type QueuedData,
+  type StoredOutcome,
+} from './payload';
 
 export const OPERATIONS_QUEUE = 'operations';
 
@@ -17,6 +26,9 @@ export const jobKeyPrefix = (prefix: string) => `${queuePrefix(prefix)}:${OPERAT
  */
 export const PARK_MS = 60 * 60_000;
 
+/** Requests admitted together at most, and so the most reads one batch job carries. */
+export const MAX_BATCH = 32;
+
 export interface QueueOptions {
   redis: Redis;
   prefix: string;
@@ -25,6 +37,10 @@ export interface QueueOptions {
   attempts: number;
   backoffMs: number;
   lanes: LaneSettings;
+  /** A new job id (`job_…`); a batched request's id is its batch's with `-<n>`. */
+  newJobId: () => string;
+  /** A failure after the requests were accepted (waking other jobs): they are safe; it is logged. */
+  onError?: (error: Error) => void;
 }
 
 export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'unknown';
@@ -42,12 +58,40 @@ export type WaitResult =
   | { state: 'failed'; failedReason: string }
   | { state: 'pending'; jobState: JobState };
 
-/** The API's side of the queue: admit to the account's lane, enqueue, wait for a result, read a job. */
+type Waiter = { promise: Promise<WaitResult>; dispose: () => void };
+
+/**
+ * Where an admitted request went: its own job or a batch (with its waiter, registered before the
+ * add), or an identical pending request's job.
+ */
+type Placement = { jobId: string; shared: boolean; state: JobState; waiter?: Waiter };
+
+interface Submission {
+  payload: JobPayload;
+  waitMs: number;
+  /** The id the request must have (its sealed input names it); else the queue gives one. */
+  jobId?: string;
+  placed: (placement: Placement) => void;
+  refused: (error: unknown) => void;
+}
+
+type Member = Submission & { jobId: string; n: number | undefined };
+
+/**
+ * The API's side of the queue: admit to the account's lane, enqueue, wait for a result, read a job.
+ *
+ * Requests are admitted in groups: while one group's admission and add are on their way to Redis,
+ * the next requests gather, and go together as soon as it is back (no timer: a lone request goes at
+ * once). A group costs one admission script and one pipelined add whatever its size, and the reads
+ * of it that their lanes let start now travel as one BullMQ job, a batch.
+ */
 export class OperationsQueue {
-  readonly queue: Queue<JobPayload, StoredOutcome>;
+  readonly queue: Queue<QueuedData, StoredOutcome | BatchOutcome>;
   readonly lanes: AccountLanes;
   private readonly events: QueueEvents;
   private readonly waiters = new Map<string, Set<(result: WaitResult) => void>>();
+  /** Requests gather here while the admission of the ones before them is on its way. */
+  private readonly admissions = new Coalescer<Submission>((group) => this.place(group), MAX_BATCH);
 
   constructor(private readonly options: QueueOptions) {
     const prefix = queuePrefix(options.prefix);
@@ -61,10 +105,18 @@ export class OperationsQueue {
       autorun: true,
     });
     this.events.on('completed', ({ jobId, returnvalue }) => {
-      this.settle(jobId, { state: 'completed', outcome: returnvalue as unknown as StoredOutcome });
+      const value = returnvalue as unknown as StoredOutcome | BatchOutcome;
+      if ('items' in value) this.settleItems(jobId, value);
+      else this.settle(jobId, { state: 'completed', outcome: value });
+    });
+    // A batch reports its requests as they end, so a quick one is not held by a slow one.
+    this.events.on('progress', ({ jobId, data }) => {
+      if (typeof data === 'object' && data !== null && 'items' in data)
+        this.settleItems(jobId, data as unknown as BatchOutcome);
     });
     this.events.on('failed', ({ jobId, failedReason }) => {
       this.settle(jobId, { state: 'failed', failedReason });
+      this.failBatch(jobId, failedReason).catch((error: unknown) => options.onError?.(error as Error));
     });
   }
 
@@ -73,50 +125,33 @@ export class OperationsQueue {
   }
 
   /**
-   * Admits the job to its account's lane, enqueues it and, when `waitMs` > 0, waits for its result
-   * up to that long. Returns the id of the job that answers: an identical pending request's, when
-   * the operation shares (`payload.dedupe`). A full lane is 429 with Retry-After.
+   * Admits the request to its account's lane, enqueues it and, when `waitMs` > 0, waits for its
+   * result up to that long. `jobId` is the id the request must have (its sealed input names it);
+   * without one the queue gives it one. Returns the id of the job that answers: an identical pending
+   * request's, when the operation shares (`payload.dedupe`). A full lane is 429 with Retry-After.
    */
   async submit(
-    jobId: string,
     payload: JobPayload,
     waitMs: number,
+    jobId?: string,
   ): Promise<{ jobId: string; result: WaitResult }> {
-    const lane = payload.accountId;
-    if (lane === undefined) return { jobId, result: await this.enqueue(jobId, payload, waitMs, 0) };
-    const admission = await this.lanes.admit(lane, jobId, {
-      gapped: payload.gapped === true,
-      ...(payload.dedupe === undefined ? {} : { dedupeKey: payload.dedupe }),
-    });
-    if (admission.kind === 'full') {
-      throw new GatewayError(
-        'RATE_LIMITED',
-        `account ${lane} has ${admission.backlog} requests waiting, the most it may queue; try again later`,
-        admission.retryAfterSeconds,
-      );
-    }
-    if (admission.kind === 'share')
-      return { jobId: admission.jobId, result: await this.waitFor(admission.jobId, waitMs) };
-    const parked = admission.selfDelayMs === undefined;
-    try {
-      const result = await this.enqueue(
-        jobId,
+    const placement = await new Promise<Placement>((placed, refused) => {
+      void this.admissions.add({
         payload,
         waitMs,
-        admission.selfDelayMs ?? PARK_MS,
-        async () => {
-          await this.wake(admission.wakes);
-          // A slot may have freed between the admission and the add: let the lane look again.
-          if (parked) await this.wake(await this.lanes.kick(lane));
-        },
-      );
-      return { jobId, result };
-    } catch (error) {
-      // Not added (Redis failed mid-way): the lane must not wait for a job that will never come.
-      if (!(await this.queue.getJob(jobId).catch(() => undefined))) {
-        await this.wake(await this.lanes.withdraw(lane, jobId, payload.dedupe).catch(() => []));
-      }
-      throw error;
+        ...(jobId === undefined ? {} : { jobId }),
+        placed,
+        refused,
+      });
+    });
+    const { waiter } = placement;
+    try {
+      if (placement.shared)
+        return { jobId: placement.jobId, result: await this.waitFor(placement.jobId, waitMs) };
+      if (!waiter) return { jobId: placement.jobId, result: { state: 'pending', jobState: placement.state } };
+      return { jobId: placement.jobId, result: await this.race(placement.jobId, waiter.promise, waitMs) };
+    } finally {
+      waiter?.dispose();
     }
   }
 
@@ -124,50 +159,152 @@ export class OperationsQueue {
     return wakeJobs(this.queue, wakes);
   }
 
+  /** A request's job: its own, or its place in a batch. */
   async get(jobId: string): Promise<JobView | null> {
     const job = await this.queue.getJob(jobId);
-    if (!job) return null;
-    const state = (await job.getState()) as string;
-    return {
-      id: jobId,
-      state: normaliseState(state),
-      payload: job.data,
-      ...(job.returnvalue === null || job.returnvalue === undefined ? {} : { outcome: job.returnvalue }),
-      ...(job.failedReason ? { failedReason: job.failedReason } : {}),
-    };
+    if (job) {
+      if (isBatch(job.data)) return null;
+      return {
+        id: jobId,
+        state: normaliseState(await job.getState()),
+        payload: job.data,
+        ...(job.returnvalue === null || job.returnvalue === undefined
+          ? {}
+          : { outcome: job.returnvalue as StoredOutcome }),
+        ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+      };
+    }
+    const place = parseBatchItemId(jobId);
+    if (!place) return null;
+    const batch = await this.queue.getJob(place.batchId);
+    const payload = batch && isBatch(batch.data) ? batch.data.batch[place.n] : undefined;
+    if (!batch || !payload) return null;
+    const item =
+      (batch.returnvalue as BatchOutcome | null)?.items?.[place.n] ??
+      (batch.progress as BatchOutcome | undefined)?.items?.[place.n];
+    if (item && 'moved' in item) return null;
+    if (item && 'failed' in item) return { id: jobId, state: 'failed', payload, failedReason: item.failed };
+    if (item) return { id: jobId, state: 'completed', payload, outcome: item };
+    const state = normaliseState(await batch.getState());
+    if (state === 'failed') return { id: jobId, state, payload, failedReason: batch.failedReason };
+    return { id: jobId, state: state === 'completed' ? 'unknown' : state, payload };
   }
 
   async close(): Promise<void> {
+    await this.admissions.drain();
     await Promise.all([this.events.close(), this.queue.close()]);
   }
 
-  /**
-   * Adds the job and waits. The waiter is registered before the job exists, so a result that comes
-   * back at once is not missed.
-   */
-  private async enqueue(
-    jobId: string,
-    payload: JobPayload,
-    waitMs: number,
-    delayMs: number,
-    afterAdd?: () => Promise<void>,
-  ): Promise<WaitResult> {
-    const settled = waitMs > 0 ? this.register(jobId) : undefined;
+  /** Admits a group, adds its jobs (one pipeline), then wakes whom the admissions granted. */
+  private async place(group: Submission[]): Promise<void> {
+    const groupId = this.options.newJobId();
+    let reads = 0;
+    const members: Member[] = group.map((m) => {
+      const n = m.jobId === undefined && canBatch(m.payload) ? reads++ : undefined;
+      return {
+        ...m,
+        jobId: m.jobId ?? (n === undefined ? this.options.newJobId() : batchItemId(groupId, n)),
+        n,
+      };
+    });
+    const laned = members.filter((m) => m.payload.accountId !== undefined);
+    let admitted: { admissions: Admission[]; wakes: Wake[] };
     try {
-      await this.queue.add(payload.op, payload, {
-        jobId,
-        ...(delayMs > 0 ? { delay: delayMs } : {}),
-        attempts: this.options.attempts,
-        backoff: { type: 'jitter', delay: this.options.backoffMs },
-        removeOnComplete: { age: this.options.retentionSeconds },
-        removeOnFail: { age: this.options.retentionSeconds },
-      });
-      await afterAdd?.();
-      if (!settled) return { state: 'pending', jobState: delayMs > 0 ? 'delayed' : 'waiting' };
-      return await this.race(jobId, settled.promise, waitMs);
-    } finally {
-      settled?.dispose();
+      admitted = await this.lanes.admit(
+        laned.map((m) => ({
+          lane: m.payload.accountId as string,
+          jobId: m.jobId,
+          gapped: m.payload.gapped === true,
+          ...(m.payload.dedupe === undefined ? {} : { dedupeKey: m.payload.dedupe }),
+        })),
+      );
+    } catch (error) {
+      for (const m of members) m.refused(error);
+      return;
     }
+    const admission = new Map(laned.map((m, i) => [m, admitted.admissions[i] as Admission]));
+    const accepted: { member: Member; delayMs: number }[] = [];
+    const batch: Member[] = [];
+    const parkedLanes = new Set<string>();
+    for (const m of members) {
+      const a = admission.get(m) ?? { kind: 'ok', delayMs: 0 };
+      if (a.kind === 'full') {
+        m.refused(
+          new GatewayError(
+            'RATE_LIMITED',
+            `account ${m.payload.accountId} has ${a.backlog} requests waiting, the most it may queue; try again later`,
+            a.retryAfterSeconds,
+          ),
+        );
+      } else if (a.kind === 'share') {
+        m.placed({ jobId: a.jobId, shared: true, state: 'waiting' });
+      } else {
+        if (a.delayMs === 0 && m.n !== undefined) batch.push(m);
+        if (a.delayMs === undefined) parkedLanes.add(m.payload.accountId as string);
+        accepted.push({ member: m, delayMs: a.delayMs ?? PARK_MS });
+      }
+    }
+    // Reads that may start now travel together; a lone one is a job of its own like the rest.
+    const inBatch = new Set(batch.length > 1 ? batch : []);
+    const jobs = accepted
+      .filter(({ member }) => !inBatch.has(member))
+      .map(({ member, delayMs }) => this.jobOf(member.jobId, member.payload, delayMs));
+    if (inBatch.size > 0) {
+      const slots: (JobPayload | null)[] = Array.from({ length: reads }, () => null);
+      for (const m of batch) slots[m.n as number] = m.payload;
+      jobs.push(this.jobOf(groupId, { batch: slots }, 0));
+    }
+    // Waiters are registered before the jobs exist, so a result that comes back at once is not missed.
+    const waiters = accepted.map(({ member }) =>
+      member.waitMs > 0 ? this.register(member.jobId) : undefined,
+    );
+    try {
+      await this.queue.addBulk(jobs);
+    } catch (error) {
+      for (const waiter of waiters) waiter?.dispose();
+      await this.withdraw(
+        accepted.map((a) => a.member),
+        inBatch.size > 0 ? groupId : undefined,
+      );
+      for (const { member } of accepted) member.refused(error);
+      return;
+    }
+    accepted.forEach(({ member, delayMs }, i) => {
+      const waiter = waiters[i];
+      const state = delayMs > 0 ? 'delayed' : 'waiting';
+      member.placed({ jobId: member.jobId, shared: false, state, ...(waiter ? { waiter } : {}) });
+    });
+    try {
+      await this.wake(admitted.wakes);
+      // A slot may have freed between the admission and the add: the lanes of parked jobs look again.
+      if (parkedLanes.size > 0) await this.wake(await this.lanes.kick([...parkedLanes]));
+    } catch (error) {
+      // The jobs are queued; a lost wake-up is repaired by the sweeper or the parked job's own timer.
+      this.options.onError?.(error as Error);
+    }
+  }
+
+  /** Not added (Redis failed mid-way): the lanes must not wait for jobs that will never come. */
+  private async withdraw(members: Member[], batchId: string | undefined): Promise<void> {
+    const batchAdded = batchId !== undefined && (await this.queue.getJob(batchId).catch(() => true));
+    for (const m of members) {
+      const lane = m.payload.accountId;
+      if (lane === undefined || (m.n !== undefined && batchAdded)) continue;
+      if (await this.queue.getJob(m.jobId).catch(() => true)) continue;
+      await this.wake(await this.lanes.withdraw(lane, m.jobId, m.payload.dedupe).catch(() => []));
+    }
+  }
+
+  private jobOf(jobId: string, data: QueuedData, delayMs: number) {
+    const opts: JobsOptions = {
+      jobId,
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
+      attempts: this.options.attempts,
+      backoff: { type: 'jitter', delay: this.options.backoffMs },
+      removeOnComplete: { age: this.options.retentionSeconds },
+      removeOnFail: { age: this.options.retentionSeconds },
+    };
+    return { name: isBatch(data) ? 'batch' : data.op, data, opts };
   }
 
   /** Waits for a job someone else added; it may have finished already. */
@@ -200,7 +337,7 @@ export class OperationsQueue {
     }
   }
 
-  private register(jobId: string): { promise: Promise<WaitResult>; dispose: () => void } {
+  private register(jobId: string): Waiter {
     let resolver!: (result: WaitResult) => void;
     const promise = new Promise<WaitResult>((resolve) => {
       resolver = resolve;
@@ -223,6 +360,36 @@ export class OperationsQueue {
     this.waiters.delete(jobId);
     for (const resolve of set) resolve(result);
   }
+
+  /** A batch's requests that ended; a moved one is answered by its own job. */
+  private settleItems(batchId: string, outcome: BatchOutcome): void {
+    outcome.items.forEach((item, n) => {
+      if (!item || 'moved' in item) return;
+      const id = batchItemId(batchId, n);
+      if ('failed' in item) this.settle(id, { state: 'failed', failedReason: item.failed });
+      else this.settle(id, { state: 'completed', outcome: item });
+    });
+  }
+
+  /** A batch job failed as a whole: its waiting requests fail with it, except those moved out. */
+  private async failBatch(batchId: string, failedReason: string): Promise<void> {
+    for (let n = 0; n < MAX_BATCH; n++) {
+      const id = batchItemId(batchId, n);
+      if (!this.waiters.has(id) || (await this.queue.getJob(id))) continue;
+      this.settle(id, { state: 'failed', failedReason });
+    }
+  }
+}
+
+/** Reads run together in a batch; writes, gapped and sealed operations keep a job each. */
+function canBatch(payload: JobPayload): boolean {
+  return (
+    payload.accountId !== undefined &&
+    payload.write !== true &&
+    payload.gapped !== true &&
+    payload.dedupe === undefined &&
+    payload.sealed === undefined
+  );
 }
 
 /** Sets the delay of lane-woken jobs; a job already running or gone needs nothing. */

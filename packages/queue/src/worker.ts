@@ -1,9 +1,19 @@
 import { GatewayError } from '@cg/contract';
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { AccountLanes, type LaneSettings, type Wake } from './lanes';
+import { Coalescer } from './coalesce';
+import { AccountLanes, type LaneSettings, type ReleaseRequest, type Wake } from './lanes';
 import { WriteLedger } from './ledger';
-import type { JobPayload, StoredOutcome } from './payload';
+import {
+  type BatchOutcome,
+  type BatchPayload,
+  batchItemId,
+  type ItemOutcome,
+  isBatch,
+  type JobPayload,
+  type QueuedData,
+  type StoredOutcome,
+} from './payload';
 import { jobKeyPrefix, OPERATIONS_QUEUE, PARK_MS, queuePrefix, wakeJobs } from './queue';
 
 function outcomeUnknown(): GatewayError {
@@ -40,6 +50,7 @@ export type Processor = (payload: JobPayload, context: ProcessorContext) => Prom
 export interface WorkerOptions {
   redis: Redis;
   prefix: string;
+  /** BullMQ jobs run at once by this process (a batch counts once). */
   concurrency: number;
   backoffMs: number;
   lanes: LaneSettings;
@@ -48,10 +59,12 @@ export interface WorkerOptions {
   /** A job whose worker stops renewing its lock this long is taken over by another (stalled). */
   lockMs: number;
   onError?: (error: Error) => void;
+  /** A request of a batch failed for good (a job of its own shows as a failed BullMQ job instead). */
+  onRequestFailed?: (jobId: string, op: string, reason: string) => void;
 }
 
 export interface OperationsWorker {
-  worker: Worker<JobPayload, StoredOutcome>;
+  worker: Worker<QueuedData, StoredOutcome | BatchOutcome>;
   run(): Promise<void>;
   /** Stops taking jobs; waits for the running ones (or not, with `force`). */
   close(force?: boolean): Promise<void>;
@@ -60,95 +73,206 @@ export interface OperationsWorker {
 const SWEEP_EVERY_MS = 15_000;
 
 /**
- * Runs `processor` for each job, inside its account's lane: a job starts only when its lane grants
- * it a slot (concurrency, pacing, gap, 429 pause), and gives the slot back when its platform call is
- * over, waking the next job of the lane. Errors cross the queue as `CODE: message`: a
+ * Runs `processor` for each request, inside its account's lane: a request starts only when its lane
+ * grants it a slot (concurrency, pacing, gap, 429 pause), and gives the slot back when its platform
+ * call is over, waking the next job of the lane. Errors cross the queue as `CODE: message`: a
  * `RetryableError` with attempts left is retried with exponential backoff and jitter (or the
- * platform's Retry-After); anything else fails the job for good (`UnrecoverableError`).
+ * platform's Retry-After); anything else fails the request for good (`UnrecoverableError`).
+ *
+ * A batch job (reads granted together) runs its requests concurrently; each reports as it ends. A
+ * request of it that may not start now, or must be retried, leaves the batch for a job of its own
+ * under the same id, and from there is scheduled like any other job.
  */
 export function startWorker(processor: Processor, options: WorkerOptions): OperationsWorker {
   const lanes = new AccountLanes(options.redis, jobKeyPrefix(options.prefix), options.lanes);
   const ledger = new WriteLedger(options.redis, `${queuePrefix(options.prefix)}:`, options.retentionSeconds);
-  // Waking lane jobs only sets delays of jobs that exist; this handle adds nothing.
-  const wakeQueue = new Queue(OPERATIONS_QUEUE, {
+  // Adds the jobs that requests of a batch move to, and wakes lane jobs by setting their delays.
+  const queue = new Queue<QueuedData>(OPERATIONS_QUEUE, {
     connection: options.redis,
     prefix: queuePrefix(options.prefix),
   });
-  const waker = {
-    wake: (wakes: Wake[]) => (wakes.length === 0 ? Promise.resolve() : wakeJobs(wakeQueue, wakes)),
+  const wake = (wakes: Wake[]) => (wakes.length === 0 ? Promise.resolve() : wakeJobs(queue, wakes));
+  // Slots are given back in groups, after the result is on its way: the answer does not wait for it.
+  const releases = new Coalescer<ReleaseRequest>(async (done) => wake(await lanes.release(done)));
+  const release = (lane: string, jobId: string, final: boolean, dedupeKey?: string) => {
+    releases
+      .add({ lane, jobId, final, ...(dedupeKey === undefined ? {} : { dedupeKey }) })
+      .catch((error: unknown) => options.onError?.(error as Error));
+  };
+  const backoff = (attemptsMade: number, error: unknown) => {
+    const asked = error instanceof RetryableError ? error.delayMs : undefined;
+    const exponential = options.backoffMs * 2 ** Math.max(0, attemptsMade - 1);
+    // Jitter spreads retries of many jobs so they do not come back together.
+    const jittered = Math.round(exponential / 2 + Math.random() * (exponential / 2));
+    return Math.max(asked ?? 0, jittered);
   };
 
-  const worker = new Worker<JobPayload, StoredOutcome>(
-    OPERATIONS_QUEUE,
-    async (job: Job<JobPayload, StoredOutcome>, token?: string) => {
-      const jobId = job.id ?? '';
-      const attemptToken = token ?? `${jobId}:${job.attemptsStarted}`;
-      const lane = job.data.accountId;
-      const gapped = job.data.gapped === true;
-      if (lane !== undefined) {
-        const claim = await lanes.claim(lane, jobId, gapped);
-        if (claim.kind !== 'run') {
-          await job.moveToDelayed(Date.now() + (claim.kind === 'delay' ? claim.delayMs : PARK_MS), token);
-          // Only now, parked, may the job be queued again: a wake-up before this would be lost.
-          const wakes =
-            claim.kind === 'park'
-              ? [...claim.wakes, ...(await lanes.requeue(lane, jobId, gapped))]
-              : claim.wakes;
-          await waker.wake(wakes);
-          throw new DelayedError();
-        }
-        await waker.wake(claim.wakes);
+  async function runJob(job: Job<JobPayload>, token: string | undefined): Promise<StoredOutcome> {
+    const jobId = job.id ?? '';
+    const attemptToken = token ?? `${jobId}:${job.attemptsStarted}`;
+    const lane = job.data.accountId;
+    const gapped = job.data.gapped === true;
+    if (lane !== undefined) {
+      const [claim] = await lanes.claim([{ lane, jobId, gapped }]);
+      if (claim && claim.kind !== 'run') {
+        await job.moveToDelayed(Date.now() + (claim.kind === 'delay' ? claim.delayMs : PARK_MS), token);
+        // Only now, parked, may the job be queued again: a wake-up before this would be lost.
+        const wakes =
+          claim.kind === 'park'
+            ? [...claim.wakes, ...(await lanes.requeue(lane, jobId, gapped))]
+            : claim.wakes;
+        await wake(wakes);
+        throw new DelayedError();
       }
+      await wake(claim?.wakes ?? []);
+    }
+    let final = true;
+    let calls = 0;
+    let writesApplied = 0;
+    try {
+      if (job.data.write && (await ledger.sentByOther(jobId, attemptToken))) throw outcomeUnknown();
+      return await processor(job.data, {
+        jobId,
+        beforeCall: async (write) => {
+          calls += 1;
+          if (write && !(await ledger.markSent(jobId, attemptToken))) throw outcomeUnknown();
+          // A repeated call of a gapped job (after a re-login) restarts the gap from itself.
+          if (gapped && calls > 1 && lane !== undefined) await lanes.touch(lane);
+        },
+        afterWrite: () => {
+          writesApplied += 1;
+        },
+      });
+    } catch (error) {
+      if (error instanceof RetryableError) {
+        if (error.pauseAccount && lane !== undefined && error.delayMs !== undefined) {
+          await lanes.pause(lane, error.delayMs);
+        }
+        if (writesApplied > 0) {
+          // An earlier write of this job is applied: repeating the job would send it again.
+          throw new UnrecoverableError(
+            new GatewayError(
+              error.error.code,
+              `${error.error.message} (not retried: an earlier step of this request was already applied)`,
+              error.error.retryAfterSeconds,
+            ).toWire(),
+          );
+        }
+        // The platform did not apply the request: a later attempt may send it again.
+        if (job.data.write) await ledger.clear(jobId, attemptToken);
+        const attemptsLeft = (job.opts.attempts ?? 1) - (job.attemptsMade + 1);
+        if (attemptsLeft > 0) {
+          final = false;
+          throw error;
+        }
+        throw new UnrecoverableError(error.error.toWire());
+      }
+      throw new UnrecoverableError(failureOf(error).toWire());
+    } finally {
+      if (lane !== undefined) release(lane, jobId, final, job.data.dedupe);
+    }
+  }
+
+  /** Only reads travel in batches (see `canBatch`): running one again repeats no write. */
+  async function runBatch(job: Job<BatchPayload>): Promise<BatchOutcome> {
+    const batchId = job.id ?? '';
+    const items: ({ n: number; id: string; lane: string; payload: JobPayload } | null)[] = job.data.batch.map(
+      (payload, n) =>
+        payload?.accountId === undefined
+          ? null
+          : { n, id: batchItemId(batchId, n), lane: payload.accountId, payload },
+    );
+    const outcomes: (ItemOutcome | null)[] = job.data.batch.map(() => null);
+    let todo = items.filter((item) => item !== null);
+    if (job.attemptsStarted > 1) {
+      // Run again after its worker died: requests that had moved to jobs of their own stay there.
+      const moved = await Promise.all(todo.map((item) => queue.getJob(item.id)));
+      for (const [k, item] of todo.entries()) if (moved[k]) outcomes[item.n] = { moved: true };
+      todo = todo.filter((_, k) => !moved[k]);
+    }
+    const claims = await lanes.claim(
+      todo.map((item) => ({ lane: item.lane, jobId: item.id, gapped: false })),
+    );
+    await wake(claims.flatMap((claim) => claim.wakes));
+    const progress = reporter(job, outcomes);
+
+    /** A job of its own for the request, under its id, delayed (a park when `delayMs` is absent). */
+    const moveOut = async (item: (typeof todo)[number], delayMs: number | undefined, attempts = 0) => {
+      await queue.add(
+        item.payload.op,
+        { ...item.payload, ...(attempts > 0 ? { priorAttempts: attempts } : {}) },
+        {
+          jobId: item.id,
+          delay: delayMs ?? PARK_MS,
+          attempts: Math.max(1, (job.opts.attempts ?? 1) - attempts),
+          ...(job.opts.backoff === undefined ? {} : { backoff: job.opts.backoff }),
+          ...(job.opts.removeOnComplete === undefined ? {} : { removeOnComplete: job.opts.removeOnComplete }),
+          ...(job.opts.removeOnFail === undefined ? {} : { removeOnFail: job.opts.removeOnFail }),
+        },
+      );
+      if (delayMs === undefined) await wake(await lanes.requeue(item.lane, item.id, false));
+      return { moved: true } as const;
+    };
+
+    const runItem = async (item: (typeof todo)[number]): Promise<ItemOutcome> => {
       let final = true;
-      let calls = 0;
-      let writesApplied = 0;
       try {
-        if (job.data.write && (await ledger.sentByOther(jobId, attemptToken))) throw outcomeUnknown();
-        return await processor(job.data, {
-          jobId,
-          beforeCall: async (write) => {
-            calls += 1;
-            if (write && !(await ledger.markSent(jobId, attemptToken))) throw outcomeUnknown();
-            // A repeated call of a gapped job (after a re-login) restarts the gap from itself.
-            if (gapped && calls > 1 && lane !== undefined) await lanes.touch(lane);
-          },
-          afterWrite: () => {
-            writesApplied += 1;
-          },
+        return await processor(item.payload, {
+          jobId: item.id,
+          beforeCall: async () => {},
+          afterWrite: () => {},
         });
       } catch (error) {
         if (error instanceof RetryableError) {
-          if (error.pauseAccount && lane !== undefined && error.delayMs !== undefined) {
-            await lanes.pause(lane, error.delayMs);
-          }
-          if (writesApplied > 0) {
-            // An earlier write of this job is applied: repeating the job would send it again.
-            throw new UnrecoverableError(
-              new GatewayError(
-                error.error.code,
-                `${error.error.message} (not retried: an earlier step of this request was already applied)`,
-                error.error.retryAfterSeconds,
-              ).toWire(),
-            );
-          }
-          // The platform did not apply the request: a later attempt may send it again.
-          if (job.data.write) await ledger.clear(jobId, attemptToken);
-          const attemptsLeft = (job.opts.attempts ?? 1) - (job.attemptsMade + 1);
-          if (attemptsLeft > 0) {
+          if (error.pauseAccount && error.delayMs !== undefined) await lanes.pause(item.lane, error.delayMs);
+          if ((job.opts.attempts ?? 1) > 1) {
             final = false;
-            throw error;
+            return await moveOut(item, backoff(1, error), 1);
           }
-          throw new UnrecoverableError(error.error.toWire());
         }
-        if (error instanceof GatewayError) throw new UnrecoverableError(error.toWire());
-        options.onError?.(error as Error);
-        throw new UnrecoverableError(
-          new GatewayError('INTERNAL', 'the gateway failed to run the operation').toWire(),
-        );
+        const failed = failureOf(error instanceof RetryableError ? error.error : error).toWire();
+        options.onRequestFailed?.(item.id, item.payload.op, failed);
+        return { failed };
       } finally {
-        if (lane !== undefined) await waker.wake(await lanes.release(lane, jobId, final, job.data.dedupe));
+        release(item.lane, item.id, final);
       }
-    },
+    };
+
+    await Promise.all(
+      todo.map(async (item, k) => {
+        const claim = claims[k];
+        outcomes[item.n] =
+          claim?.kind === 'run'
+            ? await runItem(item)
+            : await moveOut(item, claim?.kind === 'delay' ? claim.delayMs : undefined);
+        progress();
+      }),
+    );
+    return { items: outcomes };
+  }
+
+  /** Wraps anything that is not the gateway's own error as INTERNAL (and logs it). */
+  function failureOf(error: unknown): GatewayError {
+    if (error instanceof GatewayError) return error;
+    options.onError?.(error as Error);
+    return new GatewayError('INTERNAL', 'the gateway failed to run the operation');
+  }
+
+  /** Publishes the requests that ended while others of the batch still run (one update at a time). */
+  function reporter(job: Job, outcomes: (ItemOutcome | null)[]): () => void {
+    const running = () => outcomes.some((outcome, n) => outcome === null && job.data.batch[n] !== null);
+    const report = new Coalescer<true>(async () => {
+      if (running()) await job.updateProgress({ items: outcomes });
+    }, Number.POSITIVE_INFINITY);
+    return () => {
+      if (running()) report.add(true).catch((error: unknown) => options.onError?.(error as Error));
+    };
+  }
+
+  const worker = new Worker<QueuedData, StoredOutcome | BatchOutcome>(
+    OPERATIONS_QUEUE,
+    (job, token) =>
+      isBatch(job.data) ? runBatch(job as Job<BatchPayload>) : runJob(job as Job<JobPayload>, token),
     {
       connection: options.redis,
       prefix: queuePrefix(options.prefix),
@@ -157,13 +281,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       stalledInterval: options.lockMs,
       autorun: false,
       settings: {
-        backoffStrategy: (attemptsMade, _type, error) => {
-          const asked = error instanceof RetryableError ? error.delayMs : undefined;
-          const exponential = options.backoffMs * 2 ** Math.max(0, attemptsMade - 1);
-          // Jitter spreads retries of many jobs so they do not come back together.
-          const jittered = Math.round(exponential / 2 + Math.random() * (exponential / 2));
-          return Math.max(asked ?? 0, jittered);
-        },
+        backoffStrategy: (attemptsMade, _type, error, job) =>
+          backoff(attemptsMade + ((job?.data as JobPayload | undefined)?.priorAttempts ?? 0), error),
       },
     },
   );
@@ -172,7 +291,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   // dead worker return and their waiting jobs are woken. Every worker sweeps; the scripts make
   // concurrent sweeps harmless.
   const sweep = async () => {
-    for (const lane of await lanes.dueLanes()) await waker.wake(await lanes.kick(lane));
+    const due = await lanes.dueLanes();
+    if (due.length > 0) await wake(await lanes.kick(due));
   };
   let timer: NodeJS.Timeout | undefined;
 
@@ -188,7 +308,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     close: async (force = false) => {
       clearInterval(timer);
       await worker.close(force);
-      await wakeQueue.close();
+      await releases.drain();
+      await queue.close();
     },
   };
 }

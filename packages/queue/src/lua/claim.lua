@@ -1,62 +1,72 @@
--- claim: a worker took the job from BullMQ and asks whether it may call the platform now.
--- ARGV[8] jobId, ARGV[9] gapped ("1"/"0")
--- Returns {"run", wakes...} | {"delay", ms, wakes...} | {"park", wakes...}.
--- "park" means: move the job to BullMQ's delayed set, THEN call requeue. It is not put back in a wait
--- list here, because a dispatch in between could grant it while it is still active, and the wake-up
--- (a delay change on a delayed job) would be lost.
-local id, gapped = ARGV[8], ARGV[9] == '1'
+-- claim: a worker took a job from BullMQ (or a batch of them) and asks whether each may call the
+-- platform now. Three per job from ARGV[7]: lane, jobId, gapped ("1"/"0").
+-- Returns one reply per job: {"run", wakes...} | {"delay", ms, wakes...} | {"park", wakes...}.
+-- "park" means: move the job to BullMQ's delayed set (a batched request: add it as a job of its own,
+-- delayed), THEN call requeue. It is not put back in a wait list here, because a dispatch in between
+-- could grant it while it is still active, and the wake-up (a delay change on a delayed job) would
+-- be lost.
 
--- The common case, cheaply: a job granted when it was admitted, its account not paused.
-if not gapped and rcall('ZSCORE', RUN, id) and num(rcall('HGET', STATE, 'pause')) <= now then
-  rcall('ZADD', RUN, now + lease, id)
-  return { 'run' }
-end
-
-cleanup()
-local st = readState()
-local granted = rcall('ZSCORE', RUN, id)
-if gapped and st.gwake == id then
-  rcall('HDEL', STATE, 'gwake', 'gwakeAt')
-  st.gwake = ''
-end
-
-local function answer(kind, ms)
-  local out = dispatch('')
-  if ms then table.insert(out, 1, ms) end
-  table.insert(out, 1, kind)
-  return out
-end
-
--- The gap is measured between actual starts (`gap` includes a margin for the way to the platform).
--- The job waits for it on its own timer, without a slot; `gwake` keeps other gapped jobs behind it.
-if gapped and st.last > 0 and now < st.last + gap then
-  if granted then rcall('ZREM', RUN, id) end
-  rcall('HSET', STATE, 'gwake', id, 'gwakeAt', st.last + gap)
-  return answer('delay', st.last + gap - now)
-end
-
-if granted then
-  if st.pause > now then
-    -- Paused by a 429 after the slot was granted: give the slot back and queue again.
-    rcall('ZREM', RUN, id)
-    return answer('park')
+local function claim(id, gapped)
+  -- The common case, cheaply: a job granted when it was admitted, its account not paused.
+  if not gapped and rcall('ZSCORE', RUN, id) and num(rcall('HGET', STATE, 'pause')) <= now then
+    rcall('ZADD', RUN, now + lease, id)
+    return { 'run' }
   end
-  rcall('ZADD', RUN, now + lease, id)
-  if gapped then rcall('HSET', STATE, 'last', now) end
-  return { 'run' }
+
+  cleanup()
+  local st = readState()
+  local granted = rcall('ZSCORE', RUN, id)
+  if gapped and st.gwake == id then
+    rcall('HDEL', STATE, 'gwake', 'gwakeAt')
+    st.gwake = ''
+  end
+
+  local function answer(kind, ms)
+    local out = dispatch('')
+    if ms then table.insert(out, 1, ms) end
+    table.insert(out, 1, kind)
+    return out
+  end
+
+  -- The gap is measured between actual starts (`gap` includes a margin for the way to the platform).
+  -- The job waits for it on its own timer, without a slot; `gwake` keeps other gapped jobs behind it.
+  if gapped and st.last > 0 and now < st.last + gap then
+    if granted then rcall('ZREM', RUN, id) end
+    rcall('HSET', STATE, 'gwake', id, 'gwakeAt', st.last + gap)
+    return answer('delay', st.last + gap - now)
+  end
+
+  if granted then
+    if st.pause > now then
+      -- Paused by a 429 after the slot was granted: give the slot back and queue again.
+      rcall('ZREM', RUN, id)
+      return answer('park')
+    end
+    rcall('ZADD', RUN, now + lease, id)
+    if gapped then rcall('HSET', STATE, 'last', now) end
+    return { 'run' }
+  end
+
+  -- Not granted: a retry after its backoff, a gapped job after its gap, or a parked job woken by its
+  -- safety timer (it leaves its place in the list and is queued again at the front).
+  rcall('LREM', WAIT, 0, id)
+  rcall('LREM', GWAIT, 0, id)
+  if rcall('ZCARD', RUN) < concurrency then
+    local start = math.max(now, st.next, st.pause)
+    grant(id, start, st, gapped)
+    if start > now then
+      return { 'delay', start - now }
+    end
+    if gapped then rcall('HSET', STATE, 'last', now) end
+    return { 'run' }
+  end
+  return { 'park' }
 end
 
--- Not granted: a retry after its backoff, a gapped job after its gap, or a parked job woken by its
--- safety timer (it leaves its place in the list and is queued again at the front).
-rcall('LREM', WAIT, 0, id)
-rcall('LREM', GWAIT, 0, id)
-if rcall('ZCARD', RUN) < concurrency then
-  local start = math.max(now, st.next, st.pause)
-  grant(id, start, st, gapped)
-  if start > now then
-    return { 'delay', start - now }
-  end
-  if gapped then rcall('HSET', STATE, 'last', now) end
-  return { 'run' }
+local replies = {}
+for i = 0, (#ARGV - 6) / 3 - 1 do
+  local a = 7 + i * 3
+  useLane(i, ARGV[a])
+  replies[i + 1] = claim(ARGV[a + 1], ARGV[a + 2] == '1')
 end
-return { 'park' }
+return replies

@@ -1,37 +1,69 @@
 -- Shared by every lane script. A lane is one connected account's schedule:
---   KEYS[1] run    ZSET  jobId -> lease deadline (ms): jobs granted a slot (running or about to)
---   KEYS[2] wait   LIST  jobIds waiting for a slot, FIFO
---   KEYS[3] gwait  LIST  jobIds of the gapped operation (chat media stats) waiting
---   KEYS[4] state  HASH  next (earliest start by rate), pause (429 until), last (actual start of the
---                        latest gapped call), plan (planned start of the latest granted gapped call),
---                        gwake (the gapped job on a slot-less timed wait) and gwakeAt (when it wakes)
---   KEYS[5] jobs   ZSET  jobId -> enqueue time: every unfinished job of the lane (backlog bound)
---   KEYS[6] lanes  ZSET  lane -> when the sweeper should look at it (crash recovery)
--- ARGV[1] lane id, ARGV[2] job key prefix (BullMQ's "<prefix>:operations:"), ARGV[3] concurrency,
--- ARGV[4] interval (ms between starts), ARGV[5] gap (ms, safety margin included), ARGV[6] lease (ms),
--- ARGV[7] hold (ms a slot may wait for a gapped job), then script-specific arguments from ARGV[8].
+--   run    ZSET  jobId -> lease deadline (ms): jobs granted a slot (running or about to)
+--   wait   LIST  jobIds waiting for a slot, FIFO
+--   gwait  LIST  jobIds of the gapped operation (chat media stats) waiting
+--   state  HASH  next (earliest start by rate), pause (429 until), last (actual start of the
+--                latest gapped call), plan (planned start of the latest granted gapped call),
+--                gwake (the gapped job on a slot-less timed wait) and gwakeAt (when it wakes)
+--   jobs   ZSET  jobId -> enqueue time: every unfinished job of the lane (backlog bound)
+-- KEYS[1] is the lanes index (ZSET lane -> when the sweeper should look at it, crash recovery), then
+-- five keys per lane the script touches, in the order above less the index: run, wait, gwait, state,
+-- jobs. A script may touch several lanes (one entry per job of a batch): `useLane(i, lane)` points
+-- the names below at the i-th (0-based) lane's keys.
+-- ARGV[1] job key prefix (BullMQ's "<prefix>:operations:"), ARGV[2] concurrency, ARGV[3] interval
+-- (ms between starts), ARGV[4] gap (ms, safety margin included), ARGV[5] lease (ms), ARGV[6] hold
+-- (ms a slot may wait for a gapped job), then the script's own arguments from ARGV[7].
+--
+-- A job id of the form "<batch>-<n>" is the n-th request of the batch job <batch> (several reads
+-- granted together travel as one BullMQ job); such a request moved out of its batch becomes a job
+-- of its own under the same id.
 --
 -- Time is Redis's own clock, so API and worker hosts whose clocks differ still agree on gaps,
 -- pacing and leases. BullMQ job keys (`<prefix>:operations:<id>`, its `:lock`, the delayed set) are
 -- read, never written: they share the queue's hash tag, so these scripts stay in one Cluster slot.
 local rcall = redis.call
-local RUN, WAIT, GWAIT, STATE, JOBS, LANES = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local lane = ARGV[1]
-local jobPrefix = ARGV[2]
-local concurrency = tonumber(ARGV[3])
-local interval = tonumber(ARGV[4])
-local gap = tonumber(ARGV[5])
-local lease = tonumber(ARGV[6])
-local hold = tonumber(ARGV[7])
+local LANES = KEYS[1]
+local RUN, WAIT, GWAIT, STATE, JOBS, lane
+local jobPrefix = ARGV[1]
+local concurrency = tonumber(ARGV[2])
+local interval = tonumber(ARGV[3])
+local gap = tonumber(ARGV[4])
+local lease = tonumber(ARGV[5])
+local hold = tonumber(ARGV[6])
 local clock = rcall('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+local function useLane(i, laneId)
+  local k = 1 + i * 5
+  RUN, WAIT, GWAIT, STATE, JOBS = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
+  lane = laneId
+end
 
 local function num(value)
   return tonumber(value) or 0
 end
 
+local function batchOf(id)
+  return string.match(id, '^(.+)%-%d+$')
+end
+
+-- The BullMQ job key that holds the request: its own job, or its batch's.
+local function jobKeyOf(id)
+  if rcall('EXISTS', jobPrefix .. id) == 1 then return jobPrefix .. id end
+  local batch = batchOf(id)
+  if batch and rcall('EXISTS', jobPrefix .. batch) == 1 then return jobPrefix .. batch end
+  return nil
+end
+
 local function exists(id)
   return rcall('EXISTS', jobPrefix .. id) == 1
+end
+
+-- The request's job (or its batch) is running: BullMQ holds its lock.
+local function locked(id)
+  if rcall('EXISTS', jobPrefix .. id .. ':lock') == 1 then return true end
+  local batch = batchOf(id)
+  return batch ~= nil and rcall('EXISTS', jobPrefix .. batch .. ':lock') == 1
 end
 
 -- Recently admitted: its adder may not have added it to BullMQ yet.
@@ -52,7 +84,7 @@ end
 local function cleanup()
   local stale = rcall('ZRANGEBYSCORE', RUN, '-inf', now)
   for _, id in ipairs(stale) do
-    if rcall('EXISTS', jobPrefix .. id .. ':lock') == 1 then
+    if locked(id) then
       rcall('ZADD', RUN, now + lease, id)
     else
       rcall('ZREM', RUN, id)
