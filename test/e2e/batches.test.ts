@@ -153,7 +153,7 @@ describe('batches', () => {
     await stack.stopWorker();
     const ids = await acceptAll([paused, free, paused, free].map((c) => `/${c.accountId}/me`));
     // A 429 served to another job of the account after these were admitted: the lane pauses.
-    const [seconds] = (await stack.redis.time()) as [string, string];
+    const [seconds] = await stack.redis.time();
     const pauseEnds = Number(seconds) * 1000 + 2_000;
     await stack.redis.hset(`{${stack.prefix}:q}:lane:${paused.accountId}:state`, 'pause', pauseEnds);
     await stack.startWorker();
@@ -162,7 +162,7 @@ describe('batches', () => {
     expect(freeAnswers.map((a) => a.status)).toEqual([200, 200]);
     const pausedAnswers = await Promise.all([ids[0], ids[2]].map((id) => finished(id as string)));
     expect(pausedAnswers.map((a) => a.status)).toEqual([200, 200]);
-    const [after] = (await stack.redis.time()) as [string, string];
+    const [after] = await stack.redis.time();
     expect(Number(after) * 1000 + 1_000).toBeGreaterThanOrEqual(pauseEnds);
     for (const id of [ids[0], ids[2]] as string[]) {
       const started = Number(await stack.redis.hget(jobKey(id), 'processedOn'));

@@ -15,7 +15,7 @@ const AccountSummary = Type.Object({
 });
 
 /** The tenant's connected accounts. These read and write our own store only: no platform call. */
-export function registerAccountRoutes(app: FastifyInstance, { store }: ApiContext): void {
+export function registerAccountRoutes(app: FastifyInstance, { store, queue }: ApiContext): void {
   app.get(
     '/accounts',
     {
@@ -56,6 +56,7 @@ export function registerAccountRoutes(app: FastifyInstance, { store }: ApiContex
       if (!(await store.accounts.remove(request.tenantId, accountId))) {
         throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
       }
+      await queue.lanes.forget(accountId);
       return envelope({
         statusCode: 200,
         message: 'Account disconnected',

@@ -2,6 +2,7 @@ import { errorBody, GatewayError } from '@cg/contract';
 import { type ApiKeyInfo, sha256 } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from './context';
+import { TtlCache } from './ttl-cache';
 
 /**
  * Every route below `/api/{platform}` needs `x-api-key`. The key's tenant becomes `request.tenantId`;
@@ -22,29 +23,21 @@ export function installApiKeyAuth(app: FastifyInstance, { store, config }: ApiCo
   });
 }
 
-const CACHE_LIMIT = 10_000;
-
 /**
- * Valid keys are remembered for `ttlMs` (one Redis round trip less per request); unknown keys are
- * not, so a new key works at once and a wrong one costs a lookup each time. The cache is keyed by
- * the key's hash, never the key.
+ * Valid keys are remembered for `ttlMs`; unknown keys are not, so a new key works at once and a wrong
+ * one costs a lookup each time. The cache is keyed by the key's hash, never the key.
  */
 function cachedResolver(
   lookup: (key: string) => Promise<ApiKeyInfo | null>,
   ttlMs: number,
 ): (key: string) => Promise<ApiKeyInfo | null> {
-  const cache = new Map<string, { info: ApiKeyInfo; until: number }>();
+  const cache = new TtlCache<ApiKeyInfo>(ttlMs);
   return async (key) => {
-    if (ttlMs <= 0) return lookup(key);
     const id = sha256(key);
     const hit = cache.get(id);
-    if (hit && hit.until > Date.now()) return hit.info;
+    if (hit) return hit;
     const info = await lookup(key);
-    cache.delete(id);
-    if (info) {
-      if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-      cache.set(id, { info, until: Date.now() + ttlMs });
-    }
+    if (info) cache.set(id, info);
     return info;
   };
 }

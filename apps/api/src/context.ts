@@ -12,6 +12,7 @@ export type ApiConfig = Pick<
   | 'ADMIN_PASSWORD'
   | 'LOG_LEVEL'
   | 'API_KEY_CACHE_MS'
+  | 'ACCOUNT_CACHE_MS'
 >;
 
 /** Everything the API's routes need, built once by `createApi`. */

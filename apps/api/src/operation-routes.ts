@@ -6,11 +6,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendResult } from './answers';
 import type { ApiContext } from './context';
 import { parsePrefer, waitBudgetMs } from './prefer';
+import { TtlCache } from './ttl-cache';
 
 type RequestParts = { params?: unknown; query?: unknown; body?: unknown };
 
 /** One route per operation of the registry: validate, check the account, enqueue, answer. */
 export function registerOperationRoutes(app: FastifyInstance, context: ApiContext): void {
+  const connected = new TtlCache<string>(context.config.ACCOUNT_CACHE_MS);
   for (const op of allOperations) {
     app.route({
       method: op.method,
@@ -34,7 +36,7 @@ export function registerOperationRoutes(app: FastifyInstance, context: ApiContex
         const input = { params: request.params, query: request.query, body: request.body } as RequestParts;
         const reason = op.check?.(input as never);
         if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
-        const accountId = await resolveAccount(op, request, input, context);
+        const accountId = await resolveAccount(op, request, input, context, connected);
         // Sealed input names its job (the cipher's context), so its id is chosen here; others get
         // theirs from the queue (a read may travel in a batch: `<batch>-<n>`).
         const jobId = op.sealInput ? newId('job') : undefined;
@@ -61,13 +63,16 @@ export function registerOperationRoutes(app: FastifyInstance, context: ApiContex
 
 /**
  * The account whose session runs the job. Checked here, before anything is enqueued: an account of
- * another tenant is 404 exactly like one that does not exist.
+ * another tenant is 404 exactly like one that does not exist. An account found connected is trusted
+ * for `ACCOUNT_CACHE_MS`: the worker reads it again before any platform call, and answers the same
+ * 404 or 409 should it have been removed or lost its session meanwhile.
  */
 async function resolveAccount(
   op: OperationDef<OperationSchemas>,
   request: FastifyRequest,
   input: RequestParts,
   { store }: ApiContext,
+  connected: TtlCache<string>,
 ): Promise<string | undefined> {
   if (op.session === 'none') return undefined;
   const named =
@@ -75,11 +80,15 @@ async function resolveAccount(
       ? (input.params as { accountId: string }).accountId
       : (input.query as { accountId?: string } | undefined)?.accountId;
   if (named !== undefined) {
+    const cacheKey = `${request.tenantId}\n${named}`;
+    const known = connected.get(cacheKey);
+    if (known !== undefined) return known;
     const account = await store.accounts.get(request.tenantId, named);
     if (!account) throw new GatewayError('NOT_FOUND', `account ${named} not found`);
     if (account.status === 'reauth_required') {
       throw new GatewayError('REAUTH_REQUIRED', `account ${named} needs a new login: connect it again`);
     }
+    connected.set(cacheKey, account.accountId);
     return account.accountId;
   }
   const usable = await store.accounts.firstConnected(request.tenantId);

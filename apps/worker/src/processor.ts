@@ -29,7 +29,11 @@ export function createProcessor({ client, store, keyring }: ProcessorDeps): Proc
     // re-login may have replaced it).
     let session = loaded?.session;
     if (accountId !== undefined) {
-      if (!account) throw new GatewayError('NOT_FOUND', 'the account was disconnected');
+      if (!account) {
+        // Admitted while the API still trusted the account: its lane's keys go again.
+        await job.accountGone();
+        throw new GatewayError('NOT_FOUND', 'the account was disconnected');
+      }
       if (account.status === 'reauth_required') {
         throw new GatewayError(
           'REAUTH_REQUIRED',

@@ -51,6 +51,7 @@ export const GatewayEnv = Type.Object({
   ),
   GATEWAY_BOOTSTRAP_TENANT: Type.String({ default: 'default' }),
   API_KEY_CACHE_MS: Int(5_000, 'how long the API trusts a key it looked up (a revoked key works this long)'),
+  ACCOUNT_CACHE_MS: Int(5_000, 'how long the API trusts that an account it looked up is connected'),
   SYNC_WAIT_MS: Int(25_000, 'how long a request waits for its job before answering 202'),
   JOB_RETENTION_SECONDS: Int(86_400, 'finished jobs stay readable at /jobs/{id} this long', 60),
   WORKER_CONCURRENCY: Int(64, 'jobs one worker process runs at once', 1),

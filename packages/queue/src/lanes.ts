@@ -60,7 +60,17 @@ export interface ReleaseRequest {
 
 const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
 const PRELUDE = lua('prelude');
-const SCRIPTS = ['admit', 'claim', 'requeue', 'release', 'withdraw', 'pause', 'touch', 'kick'] as const;
+const SCRIPTS = [
+  'admit',
+  'claim',
+  'requeue',
+  'release',
+  'withdraw',
+  'pause',
+  'touch',
+  'kick',
+  'forget',
+] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 type LaneRedis = Redis & Record<`lane_${ScriptName}`, (...args: (string | number)[]) => Promise<unknown[]>>;
@@ -190,6 +200,11 @@ export class AccountLanes {
 
   async kick(lanes: string[]): Promise<Wake[]> {
     return toWakes(await this.call('kick', lanes, lanes));
+  }
+
+  /** The account was disconnected: its lane's keys go (once its unfinished jobs have ended). */
+  async forget(lane: string): Promise<void> {
+    await this.call('forget', [lane], [lane]);
   }
 
   /** Lanes whose leases are due for a check (crash recovery); see `Sweeper` in the worker. */

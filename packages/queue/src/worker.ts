@@ -2,7 +2,7 @@ import { GatewayError } from '@cg/contract';
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Coalescer } from './coalesce';
-import { AccountLanes, type LaneSettings, type ReleaseRequest, type Wake } from './lanes';
+import { AccountLanes, type Claim, type LaneSettings, type ReleaseRequest, type Wake } from './lanes';
 import { WriteLedger } from './ledger';
 import {
   type BatchOutcome,
@@ -43,6 +43,8 @@ export interface ProcessorContext {
   beforeCall(write: boolean): Promise<void>;
   /** Call when a write request was answered with success (it is applied). */
   afterWrite(): void;
+  /** Call when the job's account no longer exists: its lane's keys are removed. */
+  accountGone(): Promise<void>;
 }
 
 export type Processor = (payload: JobPayload, context: ProcessorContext) => Promise<StoredOutcome>;
@@ -71,6 +73,53 @@ export interface OperationsWorker {
 }
 
 const SWEEP_EVERY_MS = 15_000;
+
+/** The lane did not let the job start now: it waits (delay) or queues again (park). */
+class NotGranted extends Error {
+  constructor(readonly claim: Claim) {
+    super(`not granted: ${claim.kind}`);
+  }
+}
+
+/**
+ * The lane's answer for a job, awaited only before the job's first platform call: what the job does
+ * before it (reading its account and session) runs alongside the claim instead of after it. No
+ * request leaves for the platform without `pass`.
+ */
+class Gate {
+  private passed: boolean;
+  /** The lane said "not now": the job holds no slot of its own to give back. */
+  denied = false;
+  /** The claim itself failed (Redis): the attempt fails as a whole, and BullMQ tries it again. */
+  failed = false;
+
+  constructor(private readonly claim: Promise<Claim | undefined> | undefined) {
+    this.passed = claim === undefined;
+    // Awaited in `pass` or `settled`.
+    claim?.catch(() => undefined);
+  }
+
+  async pass(): Promise<void> {
+    if (this.passed) return;
+    let answer: Claim | undefined;
+    try {
+      answer = await this.claim;
+    } catch (error) {
+      this.failed = true;
+      throw error;
+    }
+    if (answer && answer.kind !== 'run') {
+      this.denied = true;
+      throw new NotGranted(answer);
+    }
+    this.passed = true;
+  }
+
+  /** Once the claim has landed, whatever it said: a release must come after it. */
+  async settled(): Promise<void> {
+    await this.claim?.catch(() => undefined);
+  }
+}
 
 /**
  * Runs `processor` for each request, inside its account's lane: a request starts only when its lane
@@ -107,25 +156,25 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     return Math.max(asked ?? 0, jittered);
   };
 
+  const forget = async (lane: string | undefined) => {
+    if (lane !== undefined) await lanes.forget(lane);
+  };
+
+  /** The lane's answers for jobs about to run; their wake-ups are applied as soon as they come. */
+  function claim(requests: { lane: string; jobId: string; gapped: boolean }[]): Promise<Claim[]> {
+    const claims = lanes.claim(requests);
+    claims
+      .then((answers) => wake(answers.flatMap((answer) => answer.wakes)))
+      .catch((error: unknown) => options.onError?.(error as Error));
+    return claims;
+  }
+
   async function runJob(job: Job<JobPayload>, token: string | undefined): Promise<StoredOutcome> {
     const jobId = job.id ?? '';
     const attemptToken = token ?? `${jobId}:${job.attemptsStarted}`;
     const lane = job.data.accountId;
     const gapped = job.data.gapped === true;
-    if (lane !== undefined) {
-      const [claim] = await lanes.claim([{ lane, jobId, gapped }]);
-      if (claim && claim.kind !== 'run') {
-        await job.moveToDelayed(Date.now() + (claim.kind === 'delay' ? claim.delayMs : PARK_MS), token);
-        // Only now, parked, may the job be queued again: a wake-up before this would be lost.
-        const wakes =
-          claim.kind === 'park'
-            ? [...claim.wakes, ...(await lanes.requeue(lane, jobId, gapped))]
-            : claim.wakes;
-        await wake(wakes);
-        throw new DelayedError();
-      }
-      await wake(claim?.wakes ?? []);
-    }
+    const gate = new Gate(lane === undefined ? undefined : claim([{ lane, jobId, gapped }]).then(([c]) => c));
     let final = true;
     let calls = 0;
     let writesApplied = 0;
@@ -134,6 +183,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       return await processor(job.data, {
         jobId,
         beforeCall: async (write) => {
+          await gate.pass();
           calls += 1;
           if (write && !(await ledger.markSent(jobId, attemptToken))) throw outcomeUnknown();
           // A repeated call of a gapped job (after a re-login) restarts the gap from itself.
@@ -142,8 +192,17 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         afterWrite: () => {
           writesApplied += 1;
         },
+        accountGone: () => forget(lane),
       });
     } catch (error) {
+      if (gate.failed) throw error;
+      if (error instanceof NotGranted && lane !== undefined) {
+        const { claim } = error;
+        await job.moveToDelayed(Date.now() + (claim.kind === 'delay' ? claim.delayMs : PARK_MS), token);
+        // Only now, parked, may the job be queued again: a wake-up before this would be lost.
+        if (claim.kind === 'park') await wake(await lanes.requeue(lane, jobId, gapped));
+        throw new DelayedError();
+      }
       if (error instanceof RetryableError) {
         if (error.pauseAccount && lane !== undefined && error.delayMs !== undefined) {
           await lanes.pause(lane, error.delayMs);
@@ -169,7 +228,10 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       }
       throw new UnrecoverableError(failureOf(error).toWire());
     } finally {
-      if (lane !== undefined) release(lane, jobId, final, job.data.dedupe);
+      if (lane !== undefined && !gate.denied) {
+        await gate.settled();
+        release(lane, jobId, final, job.data.dedupe);
+      }
     }
   }
 
@@ -190,10 +252,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       for (const [k, item] of todo.entries()) if (moved[k]) outcomes[item.n] = { moved: true };
       todo = todo.filter((_, k) => !moved[k]);
     }
-    const claims = await lanes.claim(
-      todo.map((item) => ({ lane: item.lane, jobId: item.id, gapped: false })),
-    );
-    await wake(claims.flatMap((claim) => claim.wakes));
+    const claims = claim(todo.map((item) => ({ lane: item.lane, jobId: item.id, gapped: false })));
     const progress = reporter(job, outcomes);
 
     /** A job of its own for the request, under its id, delayed (a park when `delayMs` is absent). */
@@ -214,15 +273,21 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       return { moved: true } as const;
     };
 
-    const runItem = async (item: (typeof todo)[number]): Promise<ItemOutcome> => {
+    const runItem = async (item: (typeof todo)[number], k: number): Promise<ItemOutcome> => {
+      const gate = new Gate(claims.then((answers) => answers[k] as Claim));
       let final = true;
       try {
         return await processor(item.payload, {
           jobId: item.id,
-          beforeCall: async () => {},
+          beforeCall: () => gate.pass(),
           afterWrite: () => {},
+          accountGone: () => forget(item.lane),
         });
       } catch (error) {
+        if (gate.failed) throw error;
+        if (error instanceof NotGranted) {
+          return await moveOut(item, error.claim.kind === 'delay' ? error.claim.delayMs : undefined);
+        }
         if (error instanceof RetryableError) {
           if (error.pauseAccount && error.delayMs !== undefined) await lanes.pause(item.lane, error.delayMs);
           if ((job.opts.attempts ?? 1) > 1) {
@@ -234,20 +299,22 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         options.onRequestFailed?.(item.id, item.payload.op, failed);
         return { failed };
       } finally {
-        release(item.lane, item.id, final);
+        if (!gate.denied) {
+          await gate.settled();
+          release(item.lane, item.id, final);
+        }
       }
     };
 
-    await Promise.all(
+    const ran = await Promise.allSettled(
       todo.map(async (item, k) => {
-        const claim = claims[k];
-        outcomes[item.n] =
-          claim?.kind === 'run'
-            ? await runItem(item)
-            : await moveOut(item, claim?.kind === 'delay' ? claim.delayMs : undefined);
+        outcomes[item.n] = await runItem(item, k);
         progress();
       }),
     );
+    // The lane could not be asked (Redis): the batch is tried again as a whole.
+    const failed = ran.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
     return { items: outcomes };
   }
 
@@ -291,8 +358,11 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   // dead worker return and their waiting jobs are woken. Every worker sweeps; the scripts make
   // concurrent sweeps harmless.
   const sweep = async () => {
-    const due = await lanes.dueLanes();
-    if (due.length > 0) await wake(await lanes.kick(due));
+    for (let round = 0; round < 10; round++) {
+      const due = await lanes.dueLanes(100);
+      if (due.length > 0) await wake(await lanes.kick(due));
+      if (due.length < 100) return;
+    }
   };
   let timer: NodeJS.Timeout | undefined;
 

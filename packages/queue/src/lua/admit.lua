@@ -39,11 +39,12 @@ local function admit(id, gappedArg, dedupeKey)
   if not gappedArg and rcall('LLEN', WAIT) == 0 and rcall('ZCARD', RUN) < concurrency then
     local st = readState()
     local start = math.max(now, st.next, st.pause)
-    grant(id, start, st, false)
+    grant(id, start, st, false, false)
     return { 'ok', id, start - now }
   end
   rcall('RPUSH', gappedArg and GWAIT or WAIT, id)
   local out = dispatch(id)
+  settleIndex()
   table.insert(out, 1, 'ok')
   return out
 end

@@ -8,8 +8,10 @@
 
 local function claim(id, gapped)
   -- The common case, cheaply: a job granted when it was admitted, its account not paused.
-  if not gapped and rcall('ZSCORE', RUN, id) and num(rcall('HGET', STATE, 'pause')) <= now then
-    rcall('ZADD', RUN, now + lease, id)
+  -- A lease with more than half its time left is not renewed.
+  local held = rcall('ZSCORE', RUN, id)
+  if not gapped and held and num(rcall('HGET', STATE, 'pause')) <= now then
+    if tonumber(held) - now < lease / 2 then rcall('ZADD', RUN, now + lease, id) end
     return { 'run' }
   end
 

@@ -110,7 +110,10 @@ local function readState()
   return { next = num(s[1]), pause = num(s[2]), last = num(s[3]), plan = num(s[4]), gwake = s[5] or '' }
 end
 
-local function grant(id, start, st, gapped)
+-- `index`: put the lane in the sweeper's index. Only a lane with jobs waiting needs it (a stale
+-- lease harms nobody until a job waits for its slot, and the admission that queues that job
+-- indexes the lane), so admit's fast path leaves it out.
+local function grant(id, start, st, gapped, index)
   rcall('ZADD', RUN, start + lease, id)
   st.next = start + interval
   rcall('HSET', STATE, 'next', st.next)
@@ -118,7 +121,7 @@ local function grant(id, start, st, gapped)
     st.plan = start
     rcall('HSET', STATE, 'plan', start)
   end
-  rcall('ZADD', LANES, start + lease, lane)
+  if index ~= false then rcall('ZADD', LANES, start + lease, lane) end
 end
 
 -- The first job of a wait list that BullMQ holds. The API admits a job before adding it, so a head

@@ -10,9 +10,9 @@ local function release(id, final, dedupeKey)
       rcall('DEL', dedupeKey)
     end
   end
-  -- Nobody waiting: nothing to dispatch (stale leases are the next caller's or the sweeper's).
-  if rcall('LLEN', WAIT) == 0 and rcall('LLEN', GWAIT) == 0 and not rcall('HGET', STATE, 'gwake') then
-    if rcall('ZCARD', RUN) == 0 then rcall('ZREM', LANES, lane) end
+  -- Nobody waiting: nothing to dispatch (stale leases are the next caller's or the sweeper's; a
+  -- media-stats job on a timed wake wakes by itself; the sweeper drops the lane from its index).
+  if rcall('EXISTS', WAIT, GWAIT) == 0 then
     return {}
   end
   local out = dispatch('')
