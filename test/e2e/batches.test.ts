@@ -169,4 +169,29 @@ describe('batches', () => {
       expect(started).toBeGreaterThanOrEqual(pauseEnds - 50);
     }
   });
+
+  it('answers a quick request of a batch before a slow one of the same batch has ended', async () => {
+    const [slow, quick] = creators as [(typeof creators)[0], (typeof creators)[0]];
+    await injectFault(stack, {
+      account: slow.username,
+      path: '/api/v1/account/me',
+      kind: 'latency',
+      minMs: 3_000,
+      maxMs: 3_000,
+    });
+    await stack.stopWorker();
+    const ids = await acceptAll([slow, quick, slow, quick].map((c) => `/${c.accountId}/me`));
+    const isSlow = (id: string) => ids.indexOf(id) % 2 === 0;
+    const shared = [...batchesOf(ids).values()].find((m) => m.some(isSlow) && m.some((id) => !isSlow(id)));
+    expect(shared).toBeDefined();
+    await stack.startWorker();
+    const quickId = (shared ?? []).find((id) => !isSlow(id)) as string;
+    const slowId = (shared ?? []).find(isSlow) as string;
+    const answered = await finished(quickId);
+    expect(answered.status).toBe(200);
+    expect(usernameIn(answered.body)).toBe(quick.username);
+    // The slow request of the same batch is still running.
+    expect((await gw(stack, 'GET', `/jobs/${slowId}`)).status).toBe(202);
+    expect((await finished(slowId)).status).toBe(200);
+  });
 });

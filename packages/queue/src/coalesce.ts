@@ -1,28 +1,40 @@
 /**
- * Gathers items while one flush of them is on its way and sends the next ones together when it is
- * back: no timer, so a lone item goes at once, and under load one round trip carries many.
+ * Gathers items while a flush of them is on its way and sends the next ones together when it is
+ * back: no timer, so a lone item goes at once, and under load one round trip carries many. A burst
+ * larger than `max` does not queue behind one flush: full groups go out side by side, up to
+ * `parallel` at a time.
  */
 export class Coalescer<T> {
   private pending: { item: T; done: (error?: unknown) => void }[] = [];
-  private running: Promise<void> | undefined;
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly flush: (items: T[]) => Promise<void>,
     private readonly max = 64,
+    private readonly parallel = 4,
   ) {}
 
   add(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, done: (error) => (error === undefined ? resolve() : reject(error)) });
-      this.running ??= this.run().finally(() => {
-        this.running = undefined;
-      });
+      this.pump();
     });
   }
 
   /** Resolves once everything added so far is sent. */
   async drain(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running.size > 0) await Promise.all(this.running);
+  }
+
+  private pump(): void {
+    const idle = this.running.size === 0;
+    const fullGroupWaits = this.pending.length >= this.max && this.running.size < this.parallel;
+    if (!idle && !fullGroupWaits) return;
+    const run = this.run().finally(() => {
+      this.running.delete(run);
+      if (this.pending.length > 0) this.pump();
+    });
+    this.running.add(run);
   }
 
   private async run(): Promise<void> {

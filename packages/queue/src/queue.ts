@@ -91,7 +91,7 @@ export class OperationsQueue {
   private readonly events: QueueEvents;
   private readonly waiters = new Map<string, Set<(result: WaitResult) => void>>();
   /** Requests gather here while the admission of the ones before them is on its way. */
-  private readonly admissions = new Coalescer<Submission>((group) => this.place(group), MAX_BATCH);
+  private readonly admissions = new Coalescer<Submission>((group) => this.place(group), MAX_BATCH, 4);
 
   constructor(private readonly options: QueueOptions) {
     const prefix = queuePrefix(options.prefix);
@@ -109,7 +109,7 @@ export class OperationsQueue {
       if ('items' in value) this.settleItems(jobId, value);
       else this.settle(jobId, { state: 'completed', outcome: value });
     });
-    // A batch reports its requests as they end, so a quick one is not held by a slow one.
+    // A batch reports requests that ended while others run, so a quick one is not held by a slow one.
     this.events.on('progress', ({ jobId, data }) => {
       if (typeof data === 'object' && data !== null && 'items' in data)
         this.settleItems(jobId, data as unknown as BatchOutcome);
@@ -159,7 +159,10 @@ export class OperationsQueue {
     return wakeJobs(this.queue, wakes);
   }
 
-  /** A request's job: its own, or its place in a batch. */
+  /**
+   * A request's job: its own, or its place in a batch (its outcome once the batch has ended, or
+   * from the batch's latest progress report; else the batch's state).
+   */
   async get(jobId: string): Promise<JobView | null> {
     const job = await this.queue.getJob(jobId);
     if (job) {

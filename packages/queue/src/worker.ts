@@ -73,6 +73,8 @@ export interface OperationsWorker {
 }
 
 const SWEEP_EVERY_MS = 15_000;
+/** A request of a batch that ended is reported before the batch ends once it waited this long. */
+const REPORT_AFTER_MS = 20;
 
 /** The lane did not let the job start now: it waits (delay) or queues again (park). */
 class NotGranted extends Error {
@@ -309,9 +311,10 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     const ran = await Promise.allSettled(
       todo.map(async (item, k) => {
         outcomes[item.n] = await runItem(item, k);
-        progress();
+        progress.ended(item.n);
       }),
     );
+    progress.stop();
     // The lane could not be asked (Redis): the batch is tried again as a whole.
     const failed = ran.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
@@ -325,14 +328,31 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     return new GatewayError('INTERNAL', 'the gateway failed to run the operation');
   }
 
-  /** Publishes the requests that ended while others of the batch still run (one update at a time). */
-  function reporter(job: Job, outcomes: (ItemOutcome | null)[]): () => void {
-    const running = () => outcomes.some((outcome, n) => outcome === null && job.data.batch[n] !== null);
-    const report = new Coalescer<true>(async () => {
-      if (running()) await job.updateProgress({ items: outcomes });
-    }, Number.POSITIVE_INFINITY);
-    return () => {
-      if (running()) report.add(true).catch((error: unknown) => options.onError?.(error as Error));
+  /**
+   * Reports requests of a batch that ended while others still run, so a quick one is not held by a
+   * slow one. Requests of a batch mostly end together, and the batch's result carries them; only
+   * those still unreported `REPORT_AFTER_MS` after they ended go out early, as a progress update
+   * naming just them (the event stream carries each outcome once or twice, never a running total).
+   */
+  function reporter(
+    job: Job<BatchPayload>,
+    outcomes: (ItemOutcome | null)[],
+  ): { ended(n: number): void; stop(): void } {
+    const unreported = new Set<number>();
+    let timer: NodeJS.Timeout | undefined;
+    const send = () => {
+      timer = undefined;
+      const items: (ItemOutcome | null)[] = outcomes.map(() => null);
+      for (const n of unreported) items[n] = outcomes[n] ?? null;
+      unreported.clear();
+      job.updateProgress({ items }).catch((error: unknown) => options.onError?.(error as Error));
+    };
+    return {
+      ended: (n) => {
+        unreported.add(n);
+        timer ??= setTimeout(send, REPORT_AFTER_MS);
+      },
+      stop: () => clearTimeout(timer),
     };
   }
 
