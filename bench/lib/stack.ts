@@ -111,21 +111,22 @@ export interface Gateway extends Target {
   kind: 'gateway';
   prefix: string;
   api: Managed;
-  worker: Managed | undefined;
-  /** Stops the worker (jobs then stay queued); the API keeps answering. */
-  stopWorker(): Promise<void>;
+  workers: Managed[];
+  /** Stops worker processes until `keep` are left (0: jobs then stay queued); the API keeps answering. */
+  stopWorkers(keep?: number): Promise<void>;
 }
 
 /**
- * The gateway as `pnpm start` runs it: the API and one worker, each `node --import tsx` with its
- * own environment. `env` adds a scenario's settings on top of the bench's defaults.
+ * The gateway as `pnpm start` runs it: the API and `workers` worker processes (1 unless a scenario
+ * says), each `node --import tsx` with its own environment. `env` adds a scenario's settings on top
+ * of the bench's defaults.
  */
 export async function startGateway(options: {
   scenario: string;
   redisUrl: string;
   platformUrl: string;
   env?: Record<string, string>;
-  worker?: boolean;
+  workers?: number;
   cpuProfDir?: string | undefined;
 }): Promise<Gateway> {
   const port = await freePort();
@@ -154,25 +155,27 @@ export async function startGateway(options: {
   const cpuProfDir = options.cpuProfDir;
   const api = startNode(`${options.scenario}-api`, 'apps/api/src/main.ts', env, { cpuProfDir });
   await waitForHttp(`${origin}/healthz`, 60_000, api);
-  let worker: Managed | undefined;
-  if (options.worker !== false) {
-    worker = startNode(`${options.scenario}-worker`, 'apps/worker/src/main.ts', env, { cpuProfDir });
-  }
+  const workers = Array.from({ length: options.workers ?? 1 }, (_unused, i) =>
+    startNode(`${options.scenario}-worker${i === 0 ? '' : i + 1}`, 'apps/worker/src/main.ts', env, {
+      cpuProfDir,
+    }),
+  );
   const gateway: Gateway = {
     kind: 'gateway',
     origin,
     apiKey,
     prefix,
     api,
-    worker,
-    processes: () => ({ api, ...(worker ? { worker } : {}) }),
-    stopWorker: async () => {
-      await worker?.stop();
-      worker = undefined;
-      gateway.worker = undefined;
+    workers,
+    processes: () => ({
+      api,
+      ...Object.fromEntries(workers.map((worker, i) => [i === 0 ? 'worker' : `worker${i + 1}`, worker])),
+    }),
+    stopWorkers: async (keep = 0) => {
+      await Promise.all(workers.splice(keep).map((worker) => worker.stop()));
     },
     stop: async () => {
-      await Promise.all([worker?.stop(), api.stop()]);
+      await Promise.all([...workers.map((worker) => worker.stop()), api.stop()]);
     },
   };
   return gateway;

@@ -1,12 +1,11 @@
 import { cpuLine } from '../lib/cpu';
-import { type LoadResult, rateOf } from '../lib/load';
+import { rateOf } from '../lib/load';
 import { ms, num, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
 import {
   benchUsernames,
   connectAccounts,
-  gatewayHas,
   startBaseline,
   startGateway,
   startSandbox,
@@ -20,6 +19,10 @@ const PLATFORM_LATENCY_MS = 200;
  * S2 fan-out: every platform call takes 200 ms and 500 callers, one per account, each wait for their
  * answer and ask again. Nothing but the number of calls in flight limits throughput, so the ideal
  * is accounts / latency = 2,500 req/s.
+ *
+ * The gateway runs two worker processes (this machine has two cores, and the platform calls are the
+ * workers' work: scale-out is more worker processes on one Redis); a second gateway run with one
+ * worker process is in the notes.
  */
 export const s2: Scenario = {
   name: 'S2',
@@ -29,9 +32,9 @@ export const s2: Scenario = {
     const ideal = (accounts * 1000) / PLATFORM_LATENCY_MS;
     const warmupMs = quick ? 2_000 : 5_000;
     const durationMs = quick ? 5_000 : 20_000;
-    // The platform client's socket pool is 256 by default; once the gateway can be given more, both
-    // sides get the same number so the comparison stays about the queue.
-    const platformConnections = gatewayHas('PLATFORM_CONNECTIONS') ? accounts + 64 : undefined;
+    const workers = 2;
+    // Both sides get a socket pool as large as the callers, so the comparison stays about the queue.
+    const platformConnections = accounts + 64;
     const scope = new Scope();
     try {
       const sandbox = await startSandbox(accounts, cpuProfDir);
@@ -40,6 +43,7 @@ export const s2: Scenario = {
         scenario: 'S2',
         redisUrl: redis.url,
         platformUrl: sandbox.url,
+        workers,
         env: {
           // The scenario is 500 jobs in flight at once: the default of 64 per worker process would
           // make it a measurement of that setting (64 / 0.2 s = 320 req/s).
@@ -47,7 +51,7 @@ export const s2: Scenario = {
           // The ideal is 5 calls/s per account = 300/min, the default per-account rate itself; the
           // sandbox's own limit (600/min) is used instead so that the ideal is reachable.
           ACCOUNT_RATE_PER_MINUTE: '600',
-          ...(platformConnections === undefined ? {} : { PLATFORM_CONNECTIONS: String(platformConnections) }),
+          PLATFORM_CONNECTIONS: String(platformConnections),
         },
         cpuProfDir,
       });
@@ -70,11 +74,9 @@ export const s2: Scenario = {
       // After connecting: logins are not part of the scenario.
       await sandbox.addFault({ kind: 'latency', ms: PLATFORM_LATENCY_MS });
 
-      const results: Partial<Record<'gateway' | 'baseline', LoadResult>> = {};
-      const cpu: Record<string, Record<string, number>> = {};
-      for (const target of [baseline, gateway]) {
-        log(`${accounts} callers, ${target.kind}, ${durationMs / 1000} s`);
-        const run = await measuredLoad(
+      const run = async (target: Target, label: string) => {
+        log(`${accounts} callers, ${label}, ${durationMs / 1000} s`);
+        return measuredLoad(
           loadSpec(target, paths.get(target) ?? [], {
             mode: { kind: 'closed', callers: accounts },
             assign: 'per-caller',
@@ -85,44 +87,17 @@ export const s2: Scenario = {
           sandbox,
           probe,
         );
-        results[target.kind] = run.result;
-        cpu[target.kind] = run.cpu;
-      }
-      // Until the gateway's socket pool can be sized, one more baseline run with a pool as large as the
-      // callers shows what that pool costs (the same client, only `connections` differs).
-      let wide: LoadResult | undefined;
-      if (platformConnections === undefined) {
-        const wideBaseline = await startBaseline({
-          scenario: 'S2-wide',
-          platformUrl: sandbox.url,
-          platformConnections: accounts + 64,
-          cpuProfDir,
-        });
-        scope.defer(() => wideBaseline.stop());
-        await sandbox.clearFaults();
-        const widePaths = (await connectAccounts(wideBaseline, usernames)).map(mePath);
-        await sandbox.addFault({ kind: 'latency', ms: PLATFORM_LATENCY_MS });
-        log(`${accounts} callers, baseline with ${accounts + 64} platform sockets, ${durationMs / 1000} s`);
-        const run = await measuredLoad(
-          loadSpec(wideBaseline, widePaths, {
-            mode: { kind: 'closed', callers: accounts },
-            assign: 'per-caller',
-            warmupMs,
-            durationMs,
-          }),
-          wideBaseline,
-          sandbox,
-          probe,
-        );
-        wide = run.result;
-        cpu.wideBaseline = run.cpu;
-      }
-      const gw = results.gateway as LoadResult;
-      const base = results.baseline as LoadResult;
-      const gwRate = rateOf(gw, ['200']);
-      const baseRate = rateOf(base, ['200']);
+      };
+      const base = await run(baseline, 'baseline');
+      const gw = await run(gateway, `gateway with ${workers} worker processes`);
+      await gateway.stopWorkers(1);
+      const oneWorker = await run(gateway, 'gateway with 1 worker process');
+
+      const gwRate = rateOf(gw.result, ['200']);
+      const baseRate = rateOf(base.result, ['200']);
+      const oneRate = rateOf(oneWorker.result, ['200']);
       const share = gwRate / ideal;
-      const p99Ratio = gw.latencyMs.p99 / PLATFORM_LATENCY_MS;
+      const p99Ratio = gw.result.latencyMs.p99 / PLATFORM_LATENCY_MS;
       const rows: Row[] = [
         {
           scenario: 'S2',
@@ -137,25 +112,22 @@ export const s2: Scenario = {
         {
           scenario: 'S2',
           metric: `p99 latency; ratio = gw / platform ${PLATFORM_LATENCY_MS} ms`,
-          gateway: ms(gw.latencyMs.p99),
-          baseline: ms(base.latencyMs.p99),
+          gateway: ms(gw.result.latencyMs.p99),
+          baseline: ms(base.result.latencyMs.p99),
           ratio: num(p99Ratio, 2),
           target: '≤ 2.0',
           verdict: verdict(p99Ratio <= 2),
-          values: { gateway: gw.latencyMs.p99, baseline: base.latencyMs.p99, ratio: p99Ratio },
+          values: { gateway: gw.result.latencyMs.p99, baseline: base.result.latencyMs.p99, ratio: p99Ratio },
         },
       ];
       const notes = [
-        `S2 gateway: ${statusLine(gw)}; p50 ${ms(gw.latencyMs.p50)}; CPU: ${cpuLine(cpu.gateway ?? {})}`,
-        `S2 baseline: ${statusLine(base)}; p50 ${ms(base.latencyMs.p50)}; CPU: ${cpuLine(cpu.baseline ?? {})}`,
-        `S2 platform sockets per side: ${platformConnections ?? '256 (platform client default; PLATFORM_CONNECTIONS not in the gateway yet)'}`,
+        `S2 gateway (API + ${workers} worker processes): ${statusLine(gw.result)}; p50 ${ms(gw.result.latencyMs.p50)}; CPU: ${cpuLine(gw.cpu)}`,
+        `S2 gateway with 1 worker process: ${num(oneRate)} req/s (${num(oneRate / ideal, 2)} of ideal), p50 ${ms(
+          oneWorker.result.latencyMs.p50,
+        )}, p99 ${ms(oneWorker.result.latencyMs.p99)}; CPU: ${cpuLine(oneWorker.cpu)}`,
+        `S2 baseline: ${statusLine(base.result)}; p50 ${ms(base.result.latencyMs.p50)}; CPU: ${cpuLine(base.cpu)}`,
+        `S2 platform sockets per side: ${platformConnections}`,
       ];
-      if (wide)
-        notes.push(
-          `S2 baseline with ${accounts + 64} platform sockets: ${num(rateOf(wide, ['200']))} req/s (${num(
-            (rateOf(wide, ['200']) / ideal) * 100,
-          )}% of ideal), p99 ${ms(wide.latencyMs.p99)}; CPU: ${cpuLine(cpu.wideBaseline ?? {})}`,
-        );
       return {
         rows,
         notes,
@@ -164,11 +136,12 @@ export const s2: Scenario = {
           ideal,
           warmupMs,
           durationMs,
-          platformConnections: platformConnections ?? 256,
-          gateway: brief(gw),
-          baseline: brief(base),
-          cpu,
-          ...(wide ? { baselineWithWidePool: brief(wide) } : {}),
+          platformConnections,
+          workers,
+          gateway: brief(gw.result),
+          gatewayOneWorker: brief(oneWorker.result),
+          baseline: brief(base.result),
+          cpu: { gateway: gw.cpu, gatewayOneWorker: oneWorker.cpu, baseline: base.cpu },
         },
       };
     } finally {

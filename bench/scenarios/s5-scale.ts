@@ -37,7 +37,7 @@ export const s5: Scenario = {
       const connectStart = Date.now();
       const ids = await connectAccounts(gateway, benchUsernames(accounts), 64);
       const connectSeconds = (Date.now() - connectStart) / 1000;
-      await gateway.stopWorker();
+      await gateway.stopWorkers();
       // Let AOF buffers and the finished connect jobs' bookkeeping settle before the first reading.
       await new Promise((done) => setTimeout(done, 2_000));
       const memoryBefore = await probe.usedMemory();
