@@ -136,13 +136,15 @@ export class OperationsQueue {
     jobId?: string,
   ): Promise<{ jobId: string; result: WaitResult }> {
     const placement = await new Promise<Placement>((placed, refused) => {
-      void this.admissions.add({
-        payload,
-        waitMs,
-        ...(jobId === undefined ? {} : { jobId }),
-        placed,
-        refused,
-      });
+      this.admissions
+        .add({
+          payload,
+          waitMs,
+          ...(jobId === undefined ? {} : { jobId }),
+          placed,
+          refused,
+        })
+        .catch(refused);
     });
     const { waiter } = placement;
     try {
@@ -185,7 +187,8 @@ export class OperationsQueue {
     const item =
       (batch.returnvalue as BatchOutcome | null)?.items?.[place.n] ??
       (batch.progress as BatchOutcome | undefined)?.items?.[place.n];
-    if (item && 'moved' in item) return null;
+    // Moved out between the two reads: its own job exists now.
+    if (item && 'moved' in item) return this.get(jobId);
     if (item && 'failed' in item) return { id: jobId, state: 'failed', payload, failedReason: item.failed };
     if (item) return { id: jobId, state: 'completed', payload, outcome: item };
     const state = normaliseState(await batch.getState());
@@ -229,6 +232,7 @@ export class OperationsQueue {
     const accepted: { member: Member; delayMs: number }[] = [];
     const batch: Member[] = [];
     const parkedLanes = new Set<string>();
+    const shares: { member: Member; jobId: string }[] = [];
     for (const m of members) {
       const a = admission.get(m) ?? { kind: 'ok', delayMs: 0 };
       if (a.kind === 'full') {
@@ -240,7 +244,7 @@ export class OperationsQueue {
           ),
         );
       } else if (a.kind === 'share') {
-        m.placed({ jobId: a.jobId, shared: true, state: 'waiting' });
+        shares.push({ member: m, jobId: a.jobId });
       } else {
         if (a.delayMs === 0 && m.n !== undefined) batch.push(m);
         if (a.delayMs === undefined) parkedLanes.add(m.payload.accountId as string);
@@ -270,8 +274,16 @@ export class OperationsQueue {
         inBatch.size > 0 ? groupId : undefined,
       );
       for (const { member } of accepted) member.refused(error);
+      // A request sharing the job of one of these (same group) would wait for a job that never comes.
+      const refused = new Set(accepted.map((a) => a.member.jobId));
+      for (const { member, jobId } of shares) {
+        if (refused.has(jobId)) member.refused(error);
+        else member.placed({ jobId, shared: true, state: 'waiting' });
+      }
+      await this.wake(admitted.wakes).catch((failure: unknown) => this.options.onError?.(failure as Error));
       return;
     }
+    for (const { member, jobId } of shares) member.placed({ jobId, shared: true, state: 'waiting' });
     accepted.forEach(({ member, delayMs }, i) => {
       const waiter = waiters[i];
       const state = delayMs > 0 ? 'delayed' : 'waiting';

@@ -110,9 +110,9 @@ class Gate {
       this.failed = true;
       throw error;
     }
-    if (answer && answer.kind !== 'run') {
+    if (answer?.kind !== 'run') {
       this.denied = true;
-      throw new NotGranted(answer);
+      throw new NotGranted(answer ?? { kind: 'park', wakes: [] });
     }
     this.passed = true;
   }
@@ -145,10 +145,15 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   const wake = (wakes: Wake[]) => (wakes.length === 0 ? Promise.resolve() : wakeJobs(queue, wakes));
   // Slots are given back in groups, after the result is on its way: the answer does not wait for it.
   const releases = new Coalescer<ReleaseRequest>(async (done) => wake(await lanes.release(done)));
-  const release = (lane: string, jobId: string, final: boolean, dedupeKey?: string) => {
-    releases
-      .add({ lane, jobId, final, ...(dedupeKey === undefined ? {} : { dedupeKey }) })
-      .catch((error: unknown) => options.onError?.(error as Error));
+  // A final release is not awaited (the answer does not wait for it). A job that will run again
+  // awaits its release: a late one would free the slot its next attempt already holds.
+  const release = (lane: string, jobId: string, final: boolean, dedupeKey?: string): Promise<void> => {
+    const sent = releases.add({ lane, jobId, final, ...(dedupeKey === undefined ? {} : { dedupeKey }) });
+    if (final) {
+      sent.catch((error: unknown) => options.onError?.(error as Error));
+      return Promise.resolve();
+    }
+    return sent;
   };
   const backoff = (attemptsMade: number, error: unknown) => {
     const asked = error instanceof RetryableError ? error.delayMs : undefined;
@@ -232,7 +237,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     } finally {
       if (lane !== undefined && !gate.denied) {
         await gate.settled();
-        release(lane, jobId, final, job.data.dedupe);
+        // A claim that failed may not have landed: the job stays in its account's backlog.
+        await release(lane, jobId, final && !gate.failed, job.data.dedupe);
       }
     }
   }
@@ -249,10 +255,16 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     const outcomes: (ItemOutcome | null)[] = job.data.batch.map(() => null);
     let todo = items.filter((item) => item !== null);
     if (job.attemptsStarted > 1) {
-      // Run again after its worker died: requests that had moved to jobs of their own stay there.
+      // Run again (its worker died, or the lane could not be asked): requests already reported keep
+      // their outcome, and those that had moved to jobs of their own stay there.
+      const reported = (job.progress as BatchOutcome | undefined)?.items ?? [];
       const moved = await Promise.all(todo.map((item) => queue.getJob(item.id)));
-      for (const [k, item] of todo.entries()) if (moved[k]) outcomes[item.n] = { moved: true };
-      todo = todo.filter((_, k) => !moved[k]);
+      for (const [k, item] of todo.entries()) {
+        const earlier = reported[item.n];
+        if (earlier) outcomes[item.n] = earlier;
+        else if (moved[k]) outcomes[item.n] = { moved: true };
+      }
+      todo = todo.filter((item) => outcomes[item.n] === null);
     }
     const claims = claim(todo.map((item) => ({ lane: item.lane, jobId: item.id, gapped: false })));
     const progress = reporter(job, outcomes);
@@ -276,12 +288,16 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     };
 
     const runItem = async (item: (typeof todo)[number], k: number): Promise<ItemOutcome> => {
-      const gate = new Gate(claims.then((answers) => answers[k] as Claim));
-      let final = true;
+      const gate = new Gate(claims.then((answers) => answers[k]));
+      let released = false;
       try {
         return await processor(item.payload, {
           jobId: item.id,
-          beforeCall: () => gate.pass(),
+          beforeCall: async (write) => {
+            // Only reads are batched (canBatch); a write here would escape the write ledger.
+            if (write) throw new GatewayError('INTERNAL', `operation ${item.payload.op} wrote from a batch`);
+            await gate.pass();
+          },
           afterWrite: () => {},
           accountGone: () => forget(item.lane),
         });
@@ -293,7 +309,9 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         if (error instanceof RetryableError) {
           if (error.pauseAccount && error.delayMs !== undefined) await lanes.pause(item.lane, error.delayMs);
           if ((job.opts.attempts ?? 1) > 1) {
-            final = false;
+            // Its slot is given back before its own job exists, so that job never meets a late release.
+            released = true;
+            await release(item.lane, item.id, false);
             return await moveOut(item, backoff(1, error), 1);
           }
         }
@@ -301,9 +319,9 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         options.onRequestFailed?.(item.id, item.payload.op, failed);
         return { failed };
       } finally {
-        if (!gate.denied) {
+        if (!gate.denied && !released) {
           await gate.settled();
-          release(item.lane, item.id, final);
+          await release(item.lane, item.id, !gate.failed);
         }
       }
     };
@@ -311,13 +329,17 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     const ran = await Promise.allSettled(
       todo.map(async (item, k) => {
         outcomes[item.n] = await runItem(item, k);
-        progress.ended(item.n);
+        progress.ended();
       }),
     );
     progress.stop();
-    // The lane could not be asked (Redis): the batch is tried again as a whole.
+    // Redis failed (the claim, a move, a pause): the batch is tried again as a whole, and what ended
+    // is recorded first, so that it is neither sent again nor left unanswered.
     const failed = ran.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
+    if (failed) {
+      await job.updateProgress({ items: outcomes }).catch(() => undefined);
+      throw failed.reason;
+    }
     return { items: outcomes };
   }
 
@@ -331,25 +353,20 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   /**
    * Reports requests of a batch that ended while others still run, so a quick one is not held by a
    * slow one. Requests of a batch mostly end together, and the batch's result carries them; only
-   * those still unreported `REPORT_AFTER_MS` after they ended go out early, as a progress update
-   * naming just them (the event stream carries each outcome once or twice, never a running total).
+   * when some are still unreported `REPORT_AFTER_MS` after they ended does a progress update go
+   * out, carrying every outcome so far (so `GET /jobs/{id}` and a re-run of the batch see them all).
    */
   function reporter(
     job: Job<BatchPayload>,
     outcomes: (ItemOutcome | null)[],
-  ): { ended(n: number): void; stop(): void } {
-    const unreported = new Set<number>();
+  ): { ended(): void; stop(): void } {
     let timer: NodeJS.Timeout | undefined;
     const send = () => {
       timer = undefined;
-      const items: (ItemOutcome | null)[] = outcomes.map(() => null);
-      for (const n of unreported) items[n] = outcomes[n] ?? null;
-      unreported.clear();
-      job.updateProgress({ items }).catch((error: unknown) => options.onError?.(error as Error));
+      job.updateProgress({ items: outcomes }).catch((error: unknown) => options.onError?.(error as Error));
     };
     return {
-      ended: (n) => {
-        unreported.add(n);
+      ended: () => {
         timer ??= setTimeout(send, REPORT_AFTER_MS);
       },
       stop: () => clearTimeout(timer),

@@ -8,9 +8,10 @@
 
 local function claim(id, gapped)
   -- The common case, cheaply: a job granted when it was admitted, its account not paused.
-  -- A lease with more than half its time left is not renewed.
+  -- A lease with more than half its time left is not renewed. A grant whose start (its lease less
+  -- `lease`) is still ahead takes the full path, which delays it.
   local held = rcall('ZSCORE', RUN, id)
-  if not gapped and held and num(rcall('HGET', STATE, 'pause')) <= now then
+  if not gapped and held and tonumber(held) - lease <= now and num(rcall('HGET', STATE, 'pause')) <= now then
     if tonumber(held) - now < lease / 2 then rcall('ZADD', RUN, now + lease, id) end
     return { 'run' }
   end
@@ -43,6 +44,10 @@ local function claim(id, gapped)
       -- Paused by a 429 after the slot was granted: give the slot back and queue again.
       rcall('ZREM', RUN, id)
       return answer('park')
+    end
+    if tonumber(granted) - lease > now then
+      -- Woken before its start (a crash between its grant and its delayed add): it waits for it.
+      return { 'delay', tonumber(granted) - lease - now }
     end
     rcall('ZADD', RUN, now + lease, id)
     if gapped then rcall('HSET', STATE, 'last', now) end
