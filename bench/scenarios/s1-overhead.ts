@@ -12,6 +12,7 @@ import {
   startSandbox,
   type Target,
 } from '../lib/stack';
+import { jobStages, type Stages, stagesLine } from '../lib/stages';
 import { brief, loadSpec, measuredLoad, mePath, statusLine } from './common';
 
 /**
@@ -92,8 +93,10 @@ export const s1: Scenario = {
       // Added latency at half the gateway's max load: the same fixed arrival rate on both sides.
       const rate = Math.max(1, Math.round(gatewayMax / 2));
       const half: Partial<Record<'gateway' | 'baseline', LoadResult>> = {};
+      let stages: Stages | undefined;
       for (const target of [baseline, gateway]) {
         log(`fixed rate ${rate} req/s, ${target.kind}, ${durationMs / 1000} s`);
+        const measuredFrom = Date.now() + warmupMs;
         half[target.kind] = await runLoad(
           loadSpec(target, paths.get(target) ?? [], {
             mode: { kind: 'open', ratePerSecond: rate, maxInFlight: 1_000 },
@@ -101,6 +104,8 @@ export const s1: Scenario = {
             durationMs,
           }),
         );
+        // Where the gateway's time goes at this load: its jobs' own timestamps.
+        if (target === gateway) stages = await jobStages(redis.url, gateway.prefix, measuredFrom, Date.now());
       }
       // Round trips: a short counted run with MONITOR on, to split the command count into what the
       // gateway's processes send and what the lane and BullMQ scripts run inside Redis.
@@ -183,6 +188,9 @@ export const s1: Scenario = {
           ),
         ),
         `S1 fixed rate: gateway ${statusLine(half.gateway as LoadResult)}; baseline ${statusLine(half.baseline as LoadResult)}`,
+        ...(stages
+          ? [`S1 fixed rate, inside the gateway (its jobs' timestamps): ${stagesLine(stages)}`]
+          : []),
         `Redis per sync request by command: ${perCommand
           .slice(0, 12)
           .map(([command, calls]) => `${command} ${num(calls, 2)}`)
@@ -213,6 +221,7 @@ export const s1: Scenario = {
             rate,
             gateway: half.gateway && brief(half.gateway),
             baseline: half.baseline && brief(half.baseline),
+            stages,
           },
           redis: {
             commands,

@@ -11,6 +11,7 @@ import {
   startSandbox,
   type Target,
 } from '../lib/stack';
+import { jobStages, stagesLine } from '../lib/stages';
 import { brief, loadSpec, measuredLoad, mePath, statusLine } from './common';
 
 const PLATFORM_LATENCY_MS = 200;
@@ -89,7 +90,9 @@ export const s2: Scenario = {
         );
       };
       const base = await run(baseline, 'baseline');
+      const measuredFrom = Date.now() + warmupMs;
       const gw = await run(gateway, `gateway with ${workers} worker processes`);
+      const stages = await jobStages(redis.url, gateway.prefix, measuredFrom, Date.now());
       await gateway.stopWorkers(1);
       const oneWorker = await run(gateway, 'gateway with 1 worker process');
 
@@ -122,6 +125,7 @@ export const s2: Scenario = {
       ];
       const notes = [
         `S2 gateway (API + ${workers} worker processes): ${statusLine(gw.result)}; p50 ${ms(gw.result.latencyMs.p50)}; CPU: ${cpuLine(gw.cpu)}`,
+        `S2 inside the gateway (its jobs' timestamps): ${stagesLine(stages)}`,
         `S2 gateway with 1 worker process: ${num(oneRate)} req/s (${num(oneRate / ideal, 2)} of ideal), p50 ${ms(
           oneWorker.result.latencyMs.p50,
         )}, p99 ${ms(oneWorker.result.latencyMs.p99)}; CPU: ${cpuLine(oneWorker.cpu)}`,
@@ -139,6 +143,7 @@ export const s2: Scenario = {
           platformConnections,
           workers,
           gateway: brief(gw.result),
+          stages,
           gatewayOneWorker: brief(oneWorker.result),
           baseline: brief(base.result),
           cpu: { gateway: gw.cpu, gatewayOneWorker: oneWorker.cpu, baseline: base.cpu },
