@@ -1,8 +1,8 @@
 /**
  * Gathers items while a flush of them is on its way and sends the next ones together when it is
  * back: no timer, so a lone item goes at once, and under load one round trip carries many. A burst
- * larger than `max` does not queue behind one flush: full groups go out side by side, up to
- * `parallel` at a time.
+ * does not queue behind one flush: once a quarter of `max` is waiting, another flush goes out beside
+ * it, up to `parallel` at a time.
  */
 export class Coalescer<T> {
   private pending: { item: T; done: (error?: unknown) => void }[] = [];
@@ -28,8 +28,8 @@ export class Coalescer<T> {
 
   private pump(): void {
     const idle = this.running.size === 0;
-    const fullGroupWaits = this.pending.length >= this.max && this.running.size < this.parallel;
-    if (!idle && !fullGroupWaits) return;
+    const burst = this.pending.length >= Math.ceil(this.max / 4) && this.running.size < this.parallel;
+    if (!idle && !burst) return;
     const run = this.run().finally(() => {
       this.running.delete(run);
       if (this.pending.length > 0) this.pump();
