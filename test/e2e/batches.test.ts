@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assert';
-import { eventually } from '../support/processes';
+import { eventually, spawnWorker } from '../support/processes';
 import { clearFaults, injectFault, resetObservations, simRequests } from '../support/sim';
 import { gw, startStack, type TestStack } from '../support/stack';
 
@@ -12,7 +12,7 @@ const ATTEMPTS = 3;
 
 beforeAll(async () => {
   stack = await startStack({
-    env: { JOB_ATTEMPTS: String(ATTEMPTS), JOB_BACKOFF_MS: '50' },
+    env: { JOB_ATTEMPTS: String(ATTEMPTS), JOB_BACKOFF_MS: '50', WORKER_LOCK_MS: '2000' },
     sim: { extraCreators: 6 },
   });
   const { password } = (stack.fixtures as any).extraCreators;
@@ -208,5 +208,47 @@ describe('batches', () => {
     expect((await gw(stack, 'GET', `/jobs/${quickId}`)).status).toBe(200);
     expect((await gw(stack, 'GET', `/jobs/${slowId}`)).status).toBe(202);
     expect((await finished(slowId)).status).toBe(200);
+  });
+
+  it('loses no request of a batch whose worker was SIGKILLed mid-run', async () => {
+    const [a, b, c] = creators as [(typeof creators)[0], (typeof creators)[0], (typeof creators)[0]];
+    await resetObservations(stack);
+    for (const creator of [a, b, c])
+      await injectFault(stack, {
+        account: creator.username,
+        path: '/api/v1/account/me',
+        kind: 'latency',
+        minMs: 1_500,
+        maxMs: 1_500,
+        count: 2,
+      });
+    await stack.stopWorker();
+    const order = [a, b, c, a, b, c];
+    const ids = await acceptAll(order.map((creator) => `/${creator.accountId}/me`));
+    expect([...batchesOf(ids).values()].some((members) => members.length > 1)).toBe(true);
+    const worker = spawnWorker(stack.env);
+    try {
+      // Every request is at the platform (the 1.5 s answers are not back yet): kill the worker.
+      await eventually(
+        async () => {
+          const seen = await Promise.all([a, b, c].map((creator) => simRequests(stack, creator.username)));
+          return seen.every((requests) => requests['GET /api/v1/account/me'] === 2) ? true : undefined;
+        },
+        20_000,
+        'the batch reached the platform',
+      );
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+    } finally {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+      await stack.startWorker();
+    }
+    // Its lock runs out (WORKER_LOCK_MS), the batch runs again on the new worker, and every request
+    // gets its own answer (reads: repeating them is allowed; each is sent twice here).
+    const answers = await Promise.all(ids.map(finished));
+    answers.forEach((answer, i) => {
+      expect(answer.status).toBe(200);
+      expect(usernameIn(answer.body)).toBe(order[i]?.username);
+    });
   });
 });
