@@ -143,10 +143,10 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     prefix: queuePrefix(options.prefix),
   });
   const wake = (wakes: Wake[]) => (wakes.length === 0 ? Promise.resolve() : wakeJobs(queue, wakes));
-  // Slots are given back in groups, after the result is on its way: the answer does not wait for it.
+  // Slots are given back in groups. A final release is not awaited: the answer does not wait for it.
+  // A job that will run again awaits its release: a late one would free the slot its next attempt
+  // already holds.
   const releases = new Coalescer<ReleaseRequest>(async (done) => wake(await lanes.release(done)));
-  // A final release is not awaited (the answer does not wait for it). A job that will run again
-  // awaits its release: a late one would free the slot its next attempt already holds.
   const release = (lane: string, jobId: string, final: boolean, dedupeKey?: string): Promise<void> => {
     const sent = releases.add({ lane, jobId, final, ...(dedupeKey === undefined ? {} : { dedupeKey }) });
     if (final) {
