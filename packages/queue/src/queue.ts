@@ -165,7 +165,16 @@ export class OperationsQueue {
    * A request's job: its own, or its place in a batch (its outcome once the batch has ended, or
    * from the batch's latest progress report; else the batch's state).
    */
-  async get(jobId: string): Promise<JobView | null> {
+  get(jobId: string): Promise<JobView | null> {
+    return this.read(jobId, false);
+  }
+
+  async close(): Promise<void> {
+    await this.admissions.drain();
+    await Promise.all([this.events.close(), this.queue.close()]);
+  }
+
+  private async read(jobId: string, again: boolean): Promise<JobView | null> {
     const job = await this.queue.getJob(jobId);
     if (job) {
       if (isBatch(job.data)) return null;
@@ -187,18 +196,13 @@ export class OperationsQueue {
     const item =
       (batch.returnvalue as BatchOutcome | null)?.items?.[place.n] ??
       (batch.progress as BatchOutcome | undefined)?.items?.[place.n];
-    // Moved out between the two reads: its own job exists now.
-    if (item && 'moved' in item) return this.get(jobId);
+    // Moved out between the two reads: its own job exists now (unless it is gone already).
+    if (item && 'moved' in item) return again ? null : this.read(jobId, true);
     if (item && 'failed' in item) return { id: jobId, state: 'failed', payload, failedReason: item.failed };
     if (item) return { id: jobId, state: 'completed', payload, outcome: item };
     const state = normaliseState(await batch.getState());
     if (state === 'failed') return { id: jobId, state, payload, failedReason: batch.failedReason };
     return { id: jobId, state: state === 'completed' ? 'unknown' : state, payload };
-  }
-
-  async close(): Promise<void> {
-    await this.admissions.drain();
-    await Promise.all([this.events.close(), this.queue.close()]);
   }
 
   /** Admits a group, adds its jobs (one pipeline), then wakes whom the admissions granted. */

@@ -73,6 +73,9 @@ export interface OperationsWorker {
 }
 
 const SWEEP_EVERY_MS = 15_000;
+
+/** A failure now fails the job for good: BullMQ will not run it again. */
+const lastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 /** A request of a batch that ended is reported before the batch ends once it waited this long. */
 const REPORT_AFTER_MS = 20;
 
@@ -182,12 +185,14 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     const lane = job.data.accountId;
     const gapped = job.data.gapped === true;
     const gate = new Gate(lane === undefined ? undefined : claim([{ lane, jobId, gapped }]).then(([c]) => c));
-    let final = true;
+    // The job will not run again: its slot and its place in the backlog go. Left false when it throws
+    // to be retried (a retryable failure, or Redis failing on the way).
+    let ends = false;
     let calls = 0;
     let writesApplied = 0;
     try {
       if (job.data.write && (await ledger.sentByOther(jobId, attemptToken))) throw outcomeUnknown();
-      return await processor(job.data, {
+      const outcome = await processor(job.data, {
         jobId,
         beforeCall: async (write) => {
           await gate.pass();
@@ -201,6 +206,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         },
         accountGone: () => forget(lane),
       });
+      ends = true;
+      return outcome;
     } catch (error) {
       if (gate.failed) throw error;
       if (error instanceof NotGranted && lane !== undefined) {
@@ -216,6 +223,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         }
         if (writesApplied > 0) {
           // An earlier write of this job is applied: repeating the job would send it again.
+          ends = true;
           throw new UnrecoverableError(
             new GatewayError(
               error.error.code,
@@ -227,18 +235,16 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         // The platform did not apply the request: a later attempt may send it again.
         if (job.data.write) await ledger.clear(jobId, attemptToken);
         const attemptsLeft = (job.opts.attempts ?? 1) - (job.attemptsMade + 1);
-        if (attemptsLeft > 0) {
-          final = false;
-          throw error;
-        }
+        if (attemptsLeft > 0) throw error;
+        ends = true;
         throw new UnrecoverableError(error.error.toWire());
       }
+      ends = true;
       throw new UnrecoverableError(failureOf(error).toWire());
     } finally {
       if (lane !== undefined && !gate.denied) {
         await gate.settled();
-        // A claim that failed may not have landed: the job stays in its account's backlog.
-        await release(lane, jobId, final && !gate.failed, job.data.dedupe);
+        await release(lane, jobId, ends || lastAttempt(job), job.data.dedupe);
       }
     }
   }
@@ -289,9 +295,11 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
 
     const runItem = async (item: (typeof todo)[number], k: number): Promise<ItemOutcome> => {
       const gate = new Gate(claims.then((answers) => answers[k]));
+      // As in runJob: the request will not run again. Its release is sent here, once.
+      let ends = false;
       let released = false;
       try {
-        return await processor(item.payload, {
+        const outcome = await processor(item.payload, {
           jobId: item.id,
           beforeCall: async (write) => {
             // Only reads are batched (canBatch); a write here would escape the write ledger.
@@ -301,6 +309,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
           afterWrite: () => {},
           accountGone: () => forget(item.lane),
         });
+        ends = true;
+        return outcome;
       } catch (error) {
         if (gate.failed) throw error;
         if (error instanceof NotGranted) {
@@ -310,18 +320,20 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
           if (error.pauseAccount && error.delayMs !== undefined) await lanes.pause(item.lane, error.delayMs);
           if ((job.opts.attempts ?? 1) > 1) {
             // Its slot is given back before its own job exists, so that job never meets a late release.
-            released = true;
+            await gate.settled();
             await release(item.lane, item.id, false);
+            released = true;
             return await moveOut(item, backoff(1, error), 1);
           }
         }
         const failed = failureOf(error instanceof RetryableError ? error.error : error).toWire();
         options.onRequestFailed?.(item.id, item.payload.op, failed);
+        ends = true;
         return { failed };
       } finally {
         if (!gate.denied && !released) {
           await gate.settled();
-          await release(item.lane, item.id, !gate.failed);
+          await release(item.lane, item.id, ends || lastAttempt(job));
         }
       }
     };
@@ -337,7 +349,12 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     // is recorded first, so that it is neither sent again nor left unanswered.
     const failed = ran.find((result) => result.status === 'rejected');
     if (failed) {
-      await job.updateProgress({ items: outcomes }).catch(() => undefined);
+      // Best effort: Redis may be what failed. Unrecorded, they run again (reads), or, on the last
+      // attempt, are answered with the batch's failure.
+      await job
+        .updateProgress({ items: outcomes })
+        .catch(() => job.updateProgress({ items: outcomes }))
+        .catch(() => undefined);
       throw failed.reason;
     }
     return { items: outcomes };
