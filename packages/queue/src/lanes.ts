@@ -121,12 +121,13 @@ export class AccountLanes {
       requests.map((r) => r.lane),
       args,
     )) as (string | number)[][];
+    const ids = new Set(requests.map((r) => r.jobId));
     const own = new Map<string, number>();
     const wakes: Wake[] = [];
     for (const [kind, ...rest] of replies) {
       if (kind !== 'ok') continue;
       for (const wake of toWakes(rest)) {
-        if (requests.some((r) => r.jobId === wake.jobId)) own.set(wake.jobId, wake.delayMs);
+        if (ids.has(wake.jobId)) own.set(wake.jobId, wake.delayMs);
         else wakes.push(wake);
       }
     }

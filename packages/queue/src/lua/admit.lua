@@ -49,10 +49,6 @@ local function admit(id, gappedArg, dedupeKey)
   return out
 end
 
-local replies = {}
-for i = 0, (#ARGV - 8) / 4 - 1 do
-  local a = 9 + i * 4
-  useLane(i, ARGV[a])
-  replies[i + 1] = admit(ARGV[a + 1], ARGV[a + 2] == '1', ARGV[a + 3])
-end
-return replies
+return eachJob(9, 4, function(id, gapped, dedupeKey)
+  return admit(id, gapped == '1', dedupeKey)
+end)

@@ -70,10 +70,6 @@ local function claim(id, gapped)
   return { 'park' }
 end
 
-local replies = {}
-for i = 0, (#ARGV - 6) / 3 - 1 do
-  local a = 7 + i * 3
-  useLane(i, ARGV[a])
-  replies[i + 1] = claim(ARGV[a + 1], ARGV[a + 2] == '1')
-end
-return replies
+return eachJob(7, 3, function(id, gapped)
+  return claim(id, gapped == '1')
+end)

@@ -39,6 +39,28 @@ local function useLane(i, laneId)
   lane = laneId
 end
 
+-- A call for several jobs (or lanes): from ARGV[first], `stride` arguments per job, the first of
+-- them its lane. Points the lane names at each job's lane in turn and calls fn with the job's other
+-- arguments; returns fn's results in order.
+local function eachJob(first, stride, fn)
+  local results = {}
+  for i = 0, (#ARGV - first + 1) / stride - 1 do
+    local a = first + i * stride
+    useLane(i, ARGV[a])
+    results[i + 1] = fn(unpack(ARGV, a + 1, a + stride - 1))
+  end
+  return results
+end
+
+-- Joins lists of wakes ({id, delay, ...}) into one.
+local function concat(lists)
+  local out = {}
+  for _, list in ipairs(lists) do
+    for _, v in ipairs(list) do table.insert(out, v) end
+  end
+  return out
+end
+
 local function num(value)
   return tonumber(value) or 0
 end

@@ -20,10 +20,6 @@ local function release(id, final, dedupeKey)
   return out
 end
 
-local out = {}
-for i = 0, (#ARGV - 6) / 4 - 1 do
-  local a = 7 + i * 4
-  useLane(i, ARGV[a])
-  for _, v in ipairs(release(ARGV[a + 1], ARGV[a + 2] == '1', ARGV[a + 3])) do table.insert(out, v) end
-end
-return out
+return concat(eachJob(7, 4, function(id, final, dedupeKey)
+  return release(id, final == '1', dedupeKey)
+end))
