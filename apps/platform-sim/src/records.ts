@@ -152,7 +152,8 @@ export interface EarningsTransaction {
   receiverId: string;
 }
 
-export interface MediaVariant {
+/** What a stored media file and each of its variants have alike. */
+interface MediaFile {
   id: string;
   type: number;
   status: number;
@@ -164,22 +165,14 @@ export interface MediaVariant {
   height: number;
   metadata: string;
   updatedAt: number;
+}
+
+export interface MediaVariant extends MediaFile {
   locations: MediaLocation[];
 }
 
-export interface VaultMedia {
-  id: string;
-  type: number;
-  status: number;
+export interface VaultMedia extends MediaFile {
   accountId: string;
-  mimetype: string;
-  flags: number;
-  filename: string;
-  location: string;
-  width: number;
-  height: number;
-  metadata: string;
-  updatedAt: number;
   createdAt: number;
   variants: MediaVariant[];
   variantHash: Record<string, string>;
