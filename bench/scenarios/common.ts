@@ -1,7 +1,17 @@
 import { CpuMeter, processCpuMs } from '../lib/cpu';
 import { type LoadResult, type LoadSpec, runLoad } from '../lib/load';
 import type { RedisProbe } from '../lib/redis';
-import { type Sandbox, SLUG, type Target } from '../lib/stack';
+import type { ScenarioContext } from '../lib/scenario';
+import type { Scope } from '../lib/scope';
+import {
+  type Gateway,
+  type Sandbox,
+  SLUG,
+  startBaseline,
+  startGateway,
+  startSandbox,
+  type Target,
+} from '../lib/stack';
 
 /** The cheap read every load-oriented scenario uses: the connected account's own profile. */
 export const mePath = (accountId: string) => `/api/${SLUG}/${accountId}/me`;
@@ -67,4 +77,46 @@ export async function measuredLoad(
   await meter.begin();
   const result = await runLoad(spec);
   return { result, cpu: { ...(await meter.end()), load: result.cpuPercent } };
+}
+
+/**
+ * A scenario's sandbox (with `accounts` extra creators) and gateway on the run's Redis; `scope`
+ * stops both when the scenario ends and clears the gateway's keys.
+ */
+export async function startScenarioStack(
+  scope: Scope,
+  { redis, probe, cpuProfDir }: ScenarioContext,
+  options: { scenario: string; accounts: number; env?: Record<string, string>; workers?: number },
+): Promise<{ sandbox: Sandbox; gateway: Gateway }> {
+  const sandbox = await startSandbox(options.accounts, cpuProfDir);
+  scope.defer(() => sandbox.stop());
+  const gateway = await startGateway({
+    scenario: options.scenario,
+    redisUrl: redis.url,
+    platformUrl: sandbox.url,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.workers === undefined ? {} : { workers: options.workers }),
+    cpuProfDir,
+  });
+  scope.defer(() => probe.clear(gateway.prefix));
+  scope.defer(() => gateway.stop());
+  return { sandbox, gateway };
+}
+
+/** The baseline proxy against the scenario's sandbox, stopped with `scope`. */
+export async function startScenarioBaseline(
+  scope: Scope,
+  { cpuProfDir }: ScenarioContext,
+  scenario: string,
+  sandbox: Sandbox,
+  platformConnections?: number,
+): Promise<Target> {
+  const baseline = await startBaseline({
+    scenario,
+    platformUrl: sandbox.url,
+    platformConnections,
+    cpuProfDir,
+  });
+  scope.defer(() => baseline.stop());
+  return baseline;
 }

@@ -4,16 +4,17 @@ import { commandDelta } from '../lib/redis';
 import { median, ms, num, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
-import {
-  benchUsernames,
-  connectAccounts,
-  startBaseline,
-  startGateway,
-  startSandbox,
-  type Target,
-} from '../lib/stack';
+import { benchUsernames, connectAccounts, type Target } from '../lib/stack';
 import { jobStages, type Stages, stagesLine } from '../lib/stages';
-import { brief, loadSpec, measuredLoad, mePath, statusLine } from './common';
+import {
+  brief,
+  loadSpec,
+  measuredLoad,
+  mePath,
+  startScenarioBaseline,
+  startScenarioStack,
+  statusLine,
+} from './common';
 
 /**
  * S1 overhead, and the Redis cost per synchronous request. The sandbox answers at once, so what is
@@ -22,30 +23,24 @@ import { brief, loadSpec, measuredLoad, mePath, statusLine } from './common';
 export const s1: Scenario = {
   name: 'S1',
   title: 'overhead: gateway vs plain proxy, zero platform latency',
-  async run({ redis, probe, cpuProfDir, quick, log }) {
+  async run(context) {
+    const { redis, probe, quick, log } = context;
     const accounts = quick ? 200 : 1000;
     const connections = 50;
     const warmupMs = quick ? 2_000 : 3_000;
     const durationMs = quick ? 5_000 : 15_000;
     const scope = new Scope();
     try {
-      const sandbox = await startSandbox(accounts, cpuProfDir);
-      scope.defer(() => sandbox.stop());
+      const { sandbox, gateway } = await startScenarioStack(scope, context, {
+        scenario: 'S1',
+        accounts,
+        // The gateway's per-account limiter still runs; its threshold is out of the way (below).
+        env: { ACCOUNT_RATE_PER_MINUTE: '1000000' },
+      });
       // S1 measures overhead, not limits: 50 callers at several thousand requests a second over 1,000
       // accounts would otherwise brush the sandbox's 600 requests/minute per account.
       await sandbox.configure({ maxRequestsPerMinutePerAccount: 1_000_000 });
-      const gateway = await startGateway({
-        scenario: 'S1',
-        redisUrl: redis.url,
-        platformUrl: sandbox.url,
-        // Same reason on the gateway's side: its per-account limiter still runs, its threshold is out of the way.
-        env: { ACCOUNT_RATE_PER_MINUTE: '1000000' },
-        cpuProfDir,
-      });
-      scope.defer(() => probe.clear(gateway.prefix));
-      scope.defer(() => gateway.stop());
-      const baseline = await startBaseline({ scenario: 'S1', platformUrl: sandbox.url, cpuProfDir });
-      scope.defer(() => baseline.stop());
+      const baseline = await startScenarioBaseline(scope, context, 'S1', sandbox);
 
       const usernames = benchUsernames(accounts);
       log(`connecting ${accounts} accounts to the gateway and the baseline`);

@@ -3,16 +3,17 @@ import { rateOf } from '../lib/load';
 import { ms, num, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
-import {
-  benchUsernames,
-  connectAccounts,
-  startBaseline,
-  startGateway,
-  startSandbox,
-  type Target,
-} from '../lib/stack';
+import { benchUsernames, connectAccounts, type Target } from '../lib/stack';
 import { jobStages, stagesLine } from '../lib/stages';
-import { brief, loadSpec, measuredLoad, mePath, statusLine } from './common';
+import {
+  brief,
+  loadSpec,
+  measuredLoad,
+  mePath,
+  startScenarioBaseline,
+  startScenarioStack,
+  statusLine,
+} from './common';
 
 const PLATFORM_LATENCY_MS = 200;
 
@@ -28,7 +29,8 @@ const PLATFORM_LATENCY_MS = 200;
 export const s2: Scenario = {
   name: 'S2',
   title: 'fan-out: 500 accounts, one caller each, 200 ms platform latency',
-  async run({ redis, probe, cpuProfDir, quick, log }) {
+  async run(context) {
+    const { redis, probe, quick, log } = context;
     const accounts = quick ? 100 : 500;
     const ideal = (accounts * 1000) / PLATFORM_LATENCY_MS;
     const warmupMs = quick ? 2_000 : 5_000;
@@ -38,12 +40,9 @@ export const s2: Scenario = {
     const platformConnections = accounts + 64;
     const scope = new Scope();
     try {
-      const sandbox = await startSandbox(accounts, cpuProfDir);
-      scope.defer(() => sandbox.stop());
-      const gateway = await startGateway({
+      const { sandbox, gateway } = await startScenarioStack(scope, context, {
         scenario: 'S2',
-        redisUrl: redis.url,
-        platformUrl: sandbox.url,
+        accounts,
         workers,
         env: {
           // The scenario is 500 jobs in flight at once: the default of 64 per worker process would
@@ -54,17 +53,8 @@ export const s2: Scenario = {
           ACCOUNT_RATE_PER_MINUTE: '600',
           PLATFORM_CONNECTIONS: String(platformConnections),
         },
-        cpuProfDir,
       });
-      scope.defer(() => probe.clear(gateway.prefix));
-      scope.defer(() => gateway.stop());
-      const baseline = await startBaseline({
-        scenario: 'S2',
-        platformUrl: sandbox.url,
-        platformConnections,
-        cpuProfDir,
-      });
-      scope.defer(() => baseline.stop());
+      const baseline = await startScenarioBaseline(scope, context, 'S2', sandbox, platformConnections);
 
       const usernames = benchUsernames(accounts);
       log(`connecting ${accounts} accounts to the gateway and the baseline`);

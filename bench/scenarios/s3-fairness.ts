@@ -2,8 +2,8 @@ import { runLoad } from '../lib/load';
 import { ms, num, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
-import { benchUsernames, connectAccounts, gatewayHas, startGateway, startSandbox } from '../lib/stack';
-import { brief, loadSpec, mePath, statusLine } from './common';
+import { benchUsernames, connectAccounts, gatewayHas } from '../lib/stack';
+import { brief, loadSpec, mePath, startScenarioStack, statusLine } from './common';
 
 /**
  * S3 fairness: 100 "cold" accounts each make about one synchronous call a second. Their p99 is
@@ -13,25 +13,20 @@ import { brief, loadSpec, mePath, statusLine } from './common';
 export const s3: Scenario = {
   name: 'S3',
   title: 'fairness: 100 light accounts beside one with 5,000 queued jobs',
-  async run({ redis, probe, cpuProfDir, quick, log }) {
+  async run(context) {
+    const { quick, log } = context;
     const cold = quick ? 20 : 100;
     const hotJobs = quick ? 1_000 : 5_000;
     const warmupMs = quick ? 2_000 : 5_000;
     const durationMs = quick ? 10_000 : 30_000;
     const scope = new Scope();
     try {
-      const sandbox = await startSandbox(cold + 1, cpuProfDir);
-      scope.defer(() => sandbox.stop());
-      const gateway = await startGateway({
+      const { sandbox, gateway } = await startScenarioStack(scope, context, {
         scenario: 'S3',
-        redisUrl: redis.url,
-        platformUrl: sandbox.url,
+        accounts: cold + 1,
         // The hot account's 5,000 jobs must all be accepted for the scenario to mean anything.
         env: { ACCOUNT_MAX_BACKLOG: '10000' },
-        cpuProfDir,
       });
-      scope.defer(() => probe.clear(gateway.prefix));
-      scope.defer(() => gateway.stop());
 
       log(`connecting ${cold + 1} accounts`);
       const [hotId, ...coldIds] = await connectAccounts(gateway, benchUsernames(cold + 1));

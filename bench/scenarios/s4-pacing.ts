@@ -11,11 +11,8 @@ import {
   gatewayHas,
   type Sandbox,
   SLUG,
-  startBaseline,
-  startGateway,
-  startSandbox,
 } from '../lib/stack';
-import { brief, loadSpec, statusLine } from './common';
+import { brief, loadSpec, startScenarioBaseline, startScenarioStack, statusLine } from './common';
 
 const GAP_MS = 10_000;
 /** Distinct chat requests per account before the rotation repeats (accounts have 32-44 chats). */
@@ -32,7 +29,8 @@ const GROWTH_TARGET = '≤ 1.2 (flat)';
 export const s4: Scenario = {
   name: 'S4',
   title: 'pacing: chat media stats every second per account, 10 s gap',
-  async run({ redis, probe, cpuProfDir, quick, log }) {
+  async run(context) {
+    const { probe, quick, log } = context;
     const op = (operations as unknown as OperationDef<OperationSchemas>[]).find((o) =>
       o.path.endsWith('/media-stats'),
     );
@@ -59,20 +57,13 @@ export const s4: Scenario = {
     const scope = new Scope();
     try {
       // Accounts 1..N for the gateway, N+1..2N for the baseline: each side's gaps are its own.
-      const sandbox = await startSandbox(accounts * 2, cpuProfDir);
-      scope.defer(() => sandbox.stop());
-      await sandbox.configure({ mediaOfferGapMs: GAP_MS });
-      const gateway = await startGateway({
+      const { sandbox, gateway } = await startScenarioStack(scope, context, {
         scenario: 'S4',
-        redisUrl: redis.url,
-        platformUrl: sandbox.url,
+        accounts: accounts * 2,
         env: { MEDIA_STATS_GAP_MS: String(GAP_MS) },
-        cpuProfDir,
       });
-      scope.defer(() => probe.clear(gateway.prefix));
-      scope.defer(() => gateway.stop());
-      const baseline = await startBaseline({ scenario: 'S4', platformUrl: sandbox.url, cpuProfDir });
-      scope.defer(() => baseline.stop());
+      await sandbox.configure({ mediaOfferGapMs: GAP_MS });
+      const baseline = await startScenarioBaseline(scope, context, 'S4', sandbox);
 
       const gwUsers = benchUsernames(accounts);
       const baseUsers = benchUsernames(accounts, accounts + 1);

@@ -3,8 +3,8 @@ import { commandDelta } from '../lib/redis';
 import { num, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
-import { benchUsernames, connectAccounts, startGateway, startSandbox } from '../lib/stack';
-import { brief, loadSpec, measuredLoad, mePath, statusLine } from './common';
+import { benchUsernames, connectAccounts } from '../lib/stack';
+import { brief, loadSpec, measuredLoad, mePath, startScenarioStack, statusLine } from './common';
 
 /**
  * S5 scale: 100,000 asynchronous jobs spread over 10,000 connected accounts, with no worker running
@@ -14,24 +14,19 @@ import { brief, loadSpec, measuredLoad, mePath, statusLine } from './common';
 export const s5: Scenario = {
   name: 'S5',
   title: 'scale: 100,000 queued jobs across 10,000 accounts, no worker',
-  async run({ redis, probe, cpuProfDir, quick, log }) {
+  async run(context) {
+    const { probe, quick, log } = context;
     const accounts = quick ? 1_000 : 10_000;
     const jobs = quick ? 10_000 : 100_000;
     const callers = 50;
     const scope = new Scope();
     try {
-      const sandbox = await startSandbox(accounts, cpuProfDir);
-      scope.defer(() => sandbox.stop());
-      const gateway = await startGateway({
+      const { sandbox, gateway } = await startScenarioStack(scope, context, {
         scenario: 'S5',
-        redisUrl: redis.url,
-        platformUrl: sandbox.url,
+        accounts,
         // Connecting 10,000 accounts goes through the worker; the jobs measured after it do not.
         env: { ACCOUNT_MAX_BACKLOG: '10000' },
-        cpuProfDir,
       });
-      scope.defer(() => probe.clear(gateway.prefix));
-      scope.defer(() => gateway.stop());
 
       log(`connecting ${accounts} accounts`);
       const connectStart = Date.now();
