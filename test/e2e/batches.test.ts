@@ -122,7 +122,7 @@ describe('batches', () => {
     await stack.stopWorker();
     const ids = await acceptAll([flaky, ...steady].map((c) => `/${c.accountId}/me`));
     const flakyId = ids[0] as string;
-    expect(batchesOf(ids).size).toBeGreaterThan(0);
+    expect([...batchesOf(ids).values()].some((members) => members.length > 1)).toBe(true);
     await stack.startWorker();
 
     const answers = await Promise.all(ids.map(finished));
