@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assert';
-import { eventually, spawnWorker } from '../support/processes';
+import { crashWorkerOnceAt, eventually } from '../support/processes';
 import { clearFaults, injectFault, resetObservations, simRequests } from '../support/sim';
 import { gw, startStack, type TestStack } from '../support/stack';
 
@@ -226,21 +226,17 @@ describe('batches', () => {
     const order = [a, b, c, a, b, c];
     const ids = await acceptAll(order.map((creator) => `/${creator.accountId}/me`));
     expect([...batchesOf(ids).values()].some((members) => members.length > 1)).toBe(true);
-    const worker = spawnWorker(stack.env);
     try {
-      // Every request is at the platform (the 1.5 s answers are not back yet): kill the worker.
-      await eventually(
+      // Every request is at the platform (the 1.5 s answers are not back yet): the worker dies.
+      await crashWorkerOnceAt(
+        stack.env,
         async () => {
           const seen = await Promise.all([a, b, c].map((creator) => simRequests(stack, creator.username)));
-          return seen.every((requests) => requests['GET /api/v1/account/me'] === 2) ? true : undefined;
+          return seen.every((requests) => requests['GET /api/v1/account/me'] === 2);
         },
-        20_000,
         'the batch reached the platform',
       );
-      worker.child.kill('SIGKILL');
-      await worker.exited;
     } finally {
-      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
       await stack.startWorker();
     }
     // Its lock runs out (WORKER_LOCK_MS), the batch runs again on the new worker, and every request

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
-import { eventually, sleep, spawnWorker } from '../support/processes';
+import { crashWorkerOnceAt, eventually, sleep, spawnWorker } from '../support/processes';
 import { clearFaults, injectFault, observations, resetObservations } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
@@ -200,7 +200,6 @@ describe('writes are never sent twice', () => {
 
   it('does not repeat a write whose worker was SIGKILLed mid-request', async () => {
     await stack.stopWorker();
-    const worker = spawnWorker(stack.env);
     let statusUrl = '';
     try {
       await resetObservations(stack);
@@ -217,16 +216,12 @@ describe('writes are never sent twice', () => {
       });
       expect(accepted.status).toBe(202);
       statusUrl = accepted.body.data.statusUrl;
-      await eventually(
-        async () =>
-          (await observations(stack, hotPlatformId)).requests['POST /api/v1/lists'] ? true : undefined,
-        20_000,
+      await crashWorkerOnceAt(
+        stack.env,
+        async () => ((await observations(stack, hotPlatformId)).requests['POST /api/v1/lists'] ?? 0) > 0,
         'the write reached the platform',
       );
-      worker.child.kill('SIGKILL');
-      await worker.exited;
     } finally {
-      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
       await stack.startWorker();
     }
     const { body, status } = await finished(statusUrl);

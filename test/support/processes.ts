@@ -33,3 +33,21 @@ export async function eventually<T>(
   }
   throw new Error(`${what} not reached within ${timeoutMs} ms`);
 }
+
+/**
+ * A crash: starts a worker in a process of its own, waits until `reached` says its work is at the
+ * platform, and SIGKILLs it (it is killed whatever happens, so no test leaves one running).
+ */
+export async function crashWorkerOnceAt(
+  env: Record<string, string>,
+  reached: () => Promise<boolean>,
+  what: string,
+): Promise<void> {
+  const worker = spawnWorker(env);
+  try {
+    await eventually(async () => ((await reached()) ? true : undefined), 20_000, what);
+  } finally {
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+  }
+}
