@@ -81,12 +81,12 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     await new Promise<void>((done) => {
       // A 1 ms tick starts every request whose time has come; each is timed from its scheduled
       // start, so time spent waiting for a free socket counts as latency, as a user would feel it.
+      // Request k is due at start + k / rate: by `now`, those with k ≤ elapsed × rate are due, and
+      // none is scheduled at or after the window's end.
+      const last = Math.min(Math.ceil(((windowEnd - start) * ratePerSecond) / 1000), maxRequests);
       const tick = setInterval(() => {
         const now = performance.now();
-        const due = Math.min(
-          Math.floor(((Math.min(now, windowEnd) - start) * ratePerSecond) / 1000),
-          maxRequests,
-        );
+        const due = Math.min(Math.floor(((now - start) * ratePerSecond) / 1000) + 1, last);
         while (scheduled < due) {
           const at = start + (scheduled * 1000) / ratePerSecond;
           scheduled++;
@@ -97,7 +97,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
           const request = send(pathFor(0), at).finally(() => pending.delete(request));
           pending.add(request);
         }
-        if (now >= windowEnd || scheduled >= maxRequests) {
+        if (scheduled >= last) {
           clearInterval(tick);
           done();
         }
