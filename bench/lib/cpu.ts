@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Linux's clock tick for /proc times; 100 on every mainstream kernel configuration. */
 const TICKS_PER_SECOND = 100;
@@ -17,8 +17,31 @@ export function processCpuMs(pid: number | undefined): number | undefined {
 }
 
 /**
+ * Time a process's threads have spent runnable but waiting for a core so far (the scheduler's run
+ * queue, `/proc/<pid>/task/<tid>/schedstat`), ms; undefined where /proc is not there. With more busy
+ * processes than cores, every hop from one process to the next may wait here.
+ */
+export function runQueueWaitMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    let waitNs = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        waitNs += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[1]);
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return waitNs / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * How busy each named process was over an interval, in % of one core (200% = both cores of this
- * machine). This is what tells which process a throughput figure was limited by.
+ * machine). This is what tells which process a throughput figure was limited by. Any other
+ * cumulative time per process (`runQueueWaitMs`) reads the same way, in % of the interval.
  */
 export class CpuMeter {
   private readonly start = new Map<string, number>();

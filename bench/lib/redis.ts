@@ -87,6 +87,12 @@ export class RedisProbe {
     return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
   }
 
+  /** The server's process id (the bench's Redis runs on this machine). */
+  async pid(): Promise<number | undefined> {
+    const pid = Number(/process_id:(\d+)/.exec(await this.redis.info('server'))?.[1]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  }
+
   async usedMemory(): Promise<number> {
     return Number(/used_memory:(\d+)/.exec(await this.redis.info('memory'))?.[1] ?? Number.NaN);
   }

@@ -1,4 +1,4 @@
-import { CpuMeter, processCpuMs } from '../lib/cpu';
+import { CpuMeter, processCpuMs, runQueueWaitMs } from '../lib/cpu';
 import { type LoadResult, type LoadSpec, runLoad } from '../lib/load';
 import type { RedisProbe } from '../lib/redis';
 import type { ScenarioContext } from '../lib/scenario';
@@ -61,22 +61,39 @@ export function brief(result: LoadResult) {
 /**
  * Runs a load while reading how busy each process was (% of one core): the target's own processes,
  * the sandbox, Redis and the load generator. Their sum near 200% means the 2 cores were saturated.
+ * `waiting` is how long each (but the load generator) was runnable and waiting for a core, in % of
+ * the run's wall time.
  */
+export interface Measured {
+  result: LoadResult;
+  cpu: Record<string, number>;
+  waiting: Record<string, number>;
+}
+
 export async function measuredLoad(
   spec: LoadSpec,
   target: Target,
   sandbox: Sandbox,
   probe: RedisProbe,
-): Promise<{ result: LoadResult; cpu: Record<string, number> }> {
-  const readers: Record<string, () => number | undefined | Promise<number | undefined>> = {};
-  for (const [name, managed] of Object.entries(target.processes()))
-    readers[name] = () => processCpuMs(managed.child.pid);
-  readers.sandbox = () => processCpuMs(sandbox.process.child.pid);
-  readers.redis = () => probe.cpuMs();
-  const meter = new CpuMeter(readers);
-  await meter.begin();
+): Promise<Measured> {
+  const pids = new Map<string, number | undefined>();
+  for (const [name, managed] of Object.entries(target.processes())) pids.set(name, managed.child.pid);
+  pids.set('sandbox', sandbox.process.child.pid);
+  const redisPid = await probe.pid();
+  const busy: Record<string, () => number | undefined | Promise<number | undefined>> = {};
+  const waits: Record<string, () => number | undefined> = {};
+  for (const [name, pid] of pids) {
+    busy[name] = () => processCpuMs(pid);
+    waits[name] = () => runQueueWaitMs(pid);
+  }
+  busy.redis = () => probe.cpuMs();
+  waits.redis = () => runQueueWaitMs(redisPid);
+  const cpuMeter = new CpuMeter(busy);
+  const waitMeter = new CpuMeter(waits);
+  await Promise.all([cpuMeter.begin(), waitMeter.begin()]);
   const result = await runLoad(spec);
-  return { result, cpu: { ...(await meter.end()), load: result.cpuPercent } };
+  const [cpu, waiting] = await Promise.all([cpuMeter.end(), waitMeter.end()]);
+  return { result, cpu: { ...cpu, load: result.cpuPercent }, waiting };
 }
 
 /**

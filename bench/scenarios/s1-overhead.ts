@@ -1,5 +1,5 @@
 import { cpuLine } from '../lib/cpu';
-import { type LoadResult, rateOf, runLoad, unexpected } from '../lib/load';
+import { rateOf, runLoad, unexpected } from '../lib/load';
 import { commandDelta } from '../lib/redis';
 import { median, ms, num, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
@@ -9,12 +9,15 @@ import { jobStages, type Stages, stagesLine } from '../lib/stages';
 import {
   brief,
   loadSpec,
+  type Measured,
   measuredLoad,
   mePath,
   startScenarioBaseline,
   startScenarioStack,
   statusLine,
 } from './common';
+
+const detail = (m: Measured) => ({ ...brief(m.result), cpu: m.cpu, waiting: m.waiting });
 
 /**
  * S1 overhead, and the Redis cost per synchronous request. The sandbox answers at once, so what is
@@ -51,8 +54,7 @@ export const s1: Scenario = {
 
       // Max throughput, closed loop. Two rounds in opposite order (B G, G B) so a drift in the
       // machine's load over the run weighs on both sides alike; each side's figure is the median.
-      const max: Record<'gateway' | 'baseline', LoadResult[]> = { gateway: [], baseline: [] };
-      const cpuOf = new Map<LoadResult, Record<string, number>>();
+      const max: Record<'gateway' | 'baseline', Measured[]> = { gateway: [], baseline: [] };
       const redisRuns: Array<{ commands: number; requests: number; byCommand: Record<string, number> }> = [];
       for (const order of [
         [baseline, gateway],
@@ -61,7 +63,7 @@ export const s1: Scenario = {
         for (const target of order) {
           log(`max throughput, ${target.kind}, ${connections} connections, ${durationMs / 1000} s`);
           const before = await probe.commandCounts();
-          const { result, cpu } = await measuredLoad(
+          const measured = await measuredLoad(
             loadSpec(target, paths.get(target) ?? [], {
               mode: { kind: 'closed', callers: connections },
               warmupMs,
@@ -71,7 +73,7 @@ export const s1: Scenario = {
             sandbox,
             probe,
           );
-          cpuOf.set(result, cpu);
+          const { result } = measured;
           const delta = commandDelta(before, await probe.commandCounts());
           if (target.kind === 'gateway')
             redisRuns.push({
@@ -79,29 +81,49 @@ export const s1: Scenario = {
               requests: result.totalRequests,
               byCommand: delta.byCommand,
             });
-          max[target.kind].push(result);
+          max[target.kind].push(measured);
         }
       }
-      const gatewayMax = median(max.gateway.map((r) => rateOf(r, ['200'])));
-      const baselineMax = median(max.baseline.map((r) => rateOf(r, ['200'])));
+      const gatewayMax = median(max.gateway.map((m) => rateOf(m.result, ['200'])));
+      const baselineMax = median(max.baseline.map((m) => rateOf(m.result, ['200'])));
 
-      // Added latency at half the gateway's max load: the same fixed arrival rate on both sides.
+      // Added latency at half the gateway's max load: the same fixed arrival rate on both sides. A
+      // quarter of the max goes first, to show how the added latency grows with the load.
       const rate = Math.max(1, Math.round(gatewayMax / 2));
-      const half: Partial<Record<'gateway' | 'baseline', LoadResult>> = {};
+      const fixed = new Map<number, Record<'gateway' | 'baseline', Measured>>();
+      // Redis commands per request at each fixed rate: requests that arrive alone pay a job's whole
+      // fixed cost, so this is larger than the max-load figure of the Redis row.
+      const commandsAt = new Map<number, number>();
       let stages: Stages | undefined;
-      for (const target of [baseline, gateway]) {
-        log(`fixed rate ${rate} req/s, ${target.kind}, ${durationMs / 1000} s`);
-        const measuredFrom = Date.now() + warmupMs;
-        half[target.kind] = await runLoad(
-          loadSpec(target, paths.get(target) ?? [], {
-            mode: { kind: 'open', ratePerSecond: rate, maxInFlight: 1_000 },
-            warmupMs,
-            durationMs,
-          }),
-        );
-        // Where the gateway's time goes at this load: its jobs' own timestamps.
-        if (target === gateway) stages = await jobStages(redis.url, gateway.prefix, measuredFrom, Date.now());
+      for (const at of [Math.max(1, Math.round(gatewayMax / 4)), rate]) {
+        const pair: Partial<Record<'gateway' | 'baseline', Measured>> = {};
+        for (const target of [baseline, gateway]) {
+          log(`fixed rate ${at} req/s, ${target.kind}, ${durationMs / 1000} s`);
+          const measuredFrom = Date.now() + warmupMs;
+          const before = await probe.commandCounts();
+          pair[target.kind] = await measuredLoad(
+            loadSpec(target, paths.get(target) ?? [], {
+              mode: { kind: 'open', ratePerSecond: at, maxInFlight: 1_000 },
+              warmupMs,
+              durationMs,
+            }),
+            target,
+            sandbox,
+            probe,
+          );
+          if (target === gateway)
+            commandsAt.set(
+              at,
+              commandDelta(before, await probe.commandCounts()).total /
+                (pair.gateway?.result.totalRequests ?? 1),
+            );
+          // Where the gateway's time goes at the reported load: its jobs' own timestamps.
+          if (target === gateway && at === rate)
+            stages = await jobStages(redis.url, gateway.prefix, measuredFrom, Date.now());
+        }
+        fixed.set(at, pair as Record<'gateway' | 'baseline', Measured>);
       }
+      const half = fixed.get(rate) as Record<'gateway' | 'baseline', Measured>;
       // Round trips: a short counted run with MONITOR on, to split the command count into what the
       // gateway's processes send and what the lane and BullMQ scripts run inside Redis.
       const counted = quick ? 200 : 1_000;
@@ -125,8 +147,8 @@ export const s1: Scenario = {
       const sum = (list: ReadonlyArray<readonly [string, number]>) =>
         list.reduce((total, [, n]) => total + n, 0);
 
-      const gatewayP50 = half.gateway?.latencyMs.p50 ?? Number.NaN;
-      const baselineP50 = half.baseline?.latencyMs.p50 ?? Number.NaN;
+      const gatewayP50 = half.gateway.result.latencyMs.p50;
+      const baselineP50 = half.baseline.result.latencyMs.p50;
       const added = gatewayP50 - baselineP50;
 
       const commands = redisRuns.reduce((sum, run) => sum + run.commands, 0);
@@ -173,16 +195,25 @@ export const s1: Scenario = {
           values: { gateway: perRequest },
         },
       ];
+      const usage = (m: Measured) =>
+        `CPU (% of one core): ${cpuLine(m.cpu)}; waiting for a core (% of the time): ${cpuLine(m.waiting)}`;
       const notes = [
         ...(['gateway', 'baseline'] as const).flatMap((kind) =>
           max[kind].map(
-            (r, i) =>
-              `S1 ${kind} max run ${i + 1}: ${statusLine(r)}; p50 ${ms(r.latencyMs.p50)}, p99 ${ms(
-                r.latencyMs.p99,
-              )}; CPU (% of one core): ${cpuLine(cpuOf.get(r) ?? {})}`,
+            (m, i) =>
+              `S1 ${kind} max run ${i + 1}: ${statusLine(m.result)}; p50 ${ms(m.result.latencyMs.p50)}, p99 ${ms(
+                m.result.latencyMs.p99,
+              )}; ${usage(m)}`,
           ),
         ),
-        `S1 fixed rate: gateway ${statusLine(half.gateway as LoadResult)}; baseline ${statusLine(half.baseline as LoadResult)}`,
+        ...[...fixed].flatMap(([at, pair]) => [
+          `S1 fixed rate ${num(at)} req/s: p50 gateway ${ms(pair.gateway.result.latencyMs.p50)}, baseline ${ms(
+            pair.baseline.result.latencyMs.p50,
+          )}, added +${ms(pair.gateway.result.latencyMs.p50 - pair.baseline.result.latencyMs.p50)}; gateway ${statusLine(
+            pair.gateway.result,
+          )}, Redis ${num(commandsAt.get(at) ?? Number.NaN, 1)} commands per request, ${usage(pair.gateway)}`,
+          `S1 fixed rate ${num(at)} req/s, baseline: ${statusLine(pair.baseline.result)}, ${usage(pair.baseline)}`,
+        ]),
         ...(stages
           ? [`S1 fixed rate, inside the gateway (its jobs' timestamps): ${stagesLine(stages)}`]
           : []),
@@ -197,7 +228,10 @@ export const s1: Scenario = {
           .map(([command, n]) => `${command} ${num(n, 2)}`)
           .join(', ')}); run inside scripts: ${num(sum(inScripts), 1)}`,
       );
-      const errors = [...max.gateway, ...max.baseline].reduce((sum, r) => sum + unexpected(r, ['200']), 0);
+      const errors = [...max.gateway, ...max.baseline].reduce(
+        (sum, m) => sum + unexpected(m.result, ['200']),
+        0,
+      );
       if (errors > 0)
         notes.push(`S1: ${errors} answers were not 200 during the max runs (see statuses above)`);
       return {
@@ -209,15 +243,16 @@ export const s1: Scenario = {
           warmupMs,
           durationMs,
           max: {
-            gateway: max.gateway.map((r) => ({ ...brief(r), cpu: cpuOf.get(r) })),
-            baseline: max.baseline.map((r) => ({ ...brief(r), cpu: cpuOf.get(r) })),
+            gateway: max.gateway.map(detail),
+            baseline: max.baseline.map(detail),
           },
-          halfRate: {
-            rate,
-            gateway: half.gateway && brief(half.gateway),
-            baseline: half.baseline && brief(half.baseline),
-            stages,
-          },
+          fixedRate: [...fixed].map(([at, pair]) => ({
+            rate: at,
+            gateway: detail(pair.gateway),
+            baseline: detail(pair.baseline),
+            redisCommandsPerRequest: commandsAt.get(at),
+            ...(at === rate ? { stages } : {}),
+          })),
           redis: {
             commands,
             requests,
