@@ -1,6 +1,6 @@
 import { CpuMeter, processCpuMs, runQueueWaitMs } from '../lib/cpu';
 import { type LoadResult, type LoadSpec, runLoad } from '../lib/load';
-import type { RedisProbe } from '../lib/redis';
+import { type CommandDelta, commandDelta, type RedisProbe } from '../lib/redis';
 import type { ScenarioContext } from '../lib/scenario';
 import type { Scope } from '../lib/scope';
 import {
@@ -58,18 +58,20 @@ export function brief(result: LoadResult) {
   };
 }
 
-/**
- * Runs a load while reading how busy each process was (% of one core): the target's own processes,
- * the sandbox, Redis and the load generator. Their sum near 200% means the 2 cores were saturated.
- * `waiting` is how long each (but the load generator) was runnable and waiting for a core, in % of
- * the run's wall time.
- */
 export interface Measured {
   result: LoadResult;
+  /** % of one core per process; their sum near 200% means the 2 cores were saturated. */
   cpu: Record<string, number>;
+  /** % of the run's wall time each process (but the load generator) was runnable, waiting for a core. */
   waiting: Record<string, number>;
+  /** Redis commands run during the load (INFO commandstats). */
+  commands: CommandDelta;
 }
 
+/**
+ * Runs a load while reading how busy each process was: the target's own processes, the sandbox,
+ * Redis and the load generator; how long each waited for a core; and the Redis commands it cost.
+ */
 export async function measuredLoad(
   spec: LoadSpec,
   target: Target,
@@ -90,10 +92,12 @@ export async function measuredLoad(
   waits.redis = () => runQueueWaitMs(redisPid);
   const cpuMeter = new CpuMeter(busy);
   const waitMeter = new CpuMeter(waits);
+  const commandsBefore = await probe.commandCounts();
   await Promise.all([cpuMeter.begin(), waitMeter.begin()]);
   const result = await runLoad(spec);
   const [cpu, waiting] = await Promise.all([cpuMeter.end(), waitMeter.end()]);
-  return { result, cpu: { ...cpu, load: result.cpuPercent }, waiting };
+  const commands = commandDelta(commandsBefore, await probe.commandCounts());
+  return { result, cpu: { ...cpu, load: result.cpuPercent }, waiting, commands };
 }
 
 /**

@@ -1,6 +1,5 @@
 import { cpuLine } from '../lib/cpu';
 import { rateOf, runLoad, unexpected } from '../lib/load';
-import { commandDelta } from '../lib/redis';
 import { median, ms, num, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
@@ -62,7 +61,6 @@ export const s1: Scenario = {
       ]) {
         for (const target of order) {
           log(`max throughput, ${target.kind}, ${connections} connections, ${durationMs / 1000} s`);
-          const before = await probe.commandCounts();
           const measured = await measuredLoad(
             loadSpec(target, paths.get(target) ?? [], {
               mode: { kind: 'closed', callers: connections },
@@ -73,13 +71,12 @@ export const s1: Scenario = {
             sandbox,
             probe,
           );
-          const { result } = measured;
-          const delta = commandDelta(before, await probe.commandCounts());
+          const { result, commands } = measured;
           if (target.kind === 'gateway')
             redisRuns.push({
-              commands: delta.total,
+              commands: commands.total,
               requests: result.totalRequests,
-              byCommand: delta.byCommand,
+              byCommand: commands.byCommand,
             });
           max[target.kind].push(measured);
         }
@@ -91,16 +88,12 @@ export const s1: Scenario = {
       // quarter of the max goes first, to show how the added latency grows with the load.
       const rate = Math.max(1, Math.round(gatewayMax / 2));
       const fixed = new Map<number, Record<'gateway' | 'baseline', Measured>>();
-      // Redis commands per request at each fixed rate: requests that arrive alone pay a job's whole
-      // fixed cost, so this is larger than the max-load figure of the Redis row.
-      const commandsAt = new Map<number, number>();
       let stages: Stages | undefined;
       for (const at of [Math.max(1, Math.round(gatewayMax / 4)), rate]) {
         const pair: Partial<Record<'gateway' | 'baseline', Measured>> = {};
         for (const target of [baseline, gateway]) {
           log(`fixed rate ${at} req/s, ${target.kind}, ${durationMs / 1000} s`);
           const measuredFrom = Date.now() + warmupMs;
-          const before = await probe.commandCounts();
           pair[target.kind] = await measuredLoad(
             loadSpec(target, paths.get(target) ?? [], {
               mode: { kind: 'open', ratePerSecond: at, maxInFlight: 1_000 },
@@ -111,12 +104,6 @@ export const s1: Scenario = {
             sandbox,
             probe,
           );
-          if (target === gateway)
-            commandsAt.set(
-              at,
-              commandDelta(before, await probe.commandCounts()).total /
-                (pair.gateway?.result.totalRequests ?? 1),
-            );
           // Where the gateway's time goes at the reported load: its jobs' own timestamps.
           if (target === gateway && at === rate)
             stages = await jobStages(redis.url, gateway.prefix, measuredFrom, Date.now());
@@ -195,6 +182,9 @@ export const s1: Scenario = {
           values: { gateway: perRequest },
         },
       ];
+      // Redis commands per request at a fixed rate: requests that arrive alone pay a job's whole fixed
+      // cost, so this is larger than the max-load figure of the Redis row.
+      const commandsPerRequest = (m: Measured) => m.commands.total / m.result.totalRequests;
       const usage = (m: Measured) =>
         `CPU (% of one core): ${cpuLine(m.cpu)}; waiting for a core (% of the time): ${cpuLine(m.waiting)}`;
       const notes = [
@@ -211,7 +201,7 @@ export const s1: Scenario = {
             pair.baseline.result.latencyMs.p50,
           )}, added +${ms(pair.gateway.result.latencyMs.p50 - pair.baseline.result.latencyMs.p50)}; gateway ${statusLine(
             pair.gateway.result,
-          )}, Redis ${num(commandsAt.get(at) ?? Number.NaN, 1)} commands per request, ${usage(pair.gateway)}`,
+          )}, Redis ${num(commandsPerRequest(pair.gateway), 1)} commands per request, ${usage(pair.gateway)}`,
           `S1 fixed rate ${num(at)} req/s, baseline: ${statusLine(pair.baseline.result)}, ${usage(pair.baseline)}`,
         ]),
         ...(stages
@@ -250,7 +240,7 @@ export const s1: Scenario = {
             rate: at,
             gateway: detail(pair.gateway),
             baseline: detail(pair.baseline),
-            redisCommandsPerRequest: commandsAt.get(at),
+            redisCommandsPerRequest: commandsPerRequest(pair.gateway),
             ...(at === rate ? { stages } : {}),
           })),
           redis: {
