@@ -91,7 +91,7 @@ export class OperationsQueue {
   private readonly events: QueueEvents;
   private readonly waiters = new Map<string, Set<(result: WaitResult) => void>>();
   /** Requests gather here while the admission of the ones before them is on its way. */
-  private readonly admissions = new Coalescer<Submission>((group) => this.place(group), MAX_BATCH, 4);
+  private readonly admissions = new Coalescer<Submission>((group) => this.place(group), MAX_BATCH);
 
   constructor(private readonly options: QueueOptions) {
     const prefix = queuePrefix(options.prefix);

@@ -43,7 +43,7 @@ export interface ProcessorContext {
   beforeCall(write: boolean): Promise<void>;
   /** Call when a write request was answered with success (it is applied). */
   afterWrite(): void;
-  /** Call when the job's account no longer exists: its lane's keys are removed. */
+  /** Call when the job's account no longer exists: its lane's state is set to expire. */
   accountGone(): Promise<void>;
 }
 
@@ -73,6 +73,8 @@ export interface OperationsWorker {
 }
 
 const SWEEP_EVERY_MS = 15_000;
+/** Lanes a sweep looks at per round. */
+const SWEEP_LANES = 100;
 
 /** A failure now fails the job for good: BullMQ will not run it again. */
 const lastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -234,9 +236,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         }
         // The platform did not apply the request: a later attempt may send it again.
         if (job.data.write) await ledger.clear(jobId, attemptToken);
-        const attemptsLeft = (job.opts.attempts ?? 1) - (job.attemptsMade + 1);
-        if (attemptsLeft > 0) throw error;
-        ends = true;
+        if (!lastAttempt(job)) throw error;
         throw new UnrecoverableError(error.error.toWire());
       }
       ends = true;
@@ -413,9 +413,9 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   // concurrent sweeps harmless.
   const sweep = async () => {
     for (let round = 0; round < 10; round++) {
-      const due = await lanes.dueLanes(100);
+      const due = await lanes.dueLanes(SWEEP_LANES);
       if (due.length > 0) await wake(await lanes.kick(due));
-      if (due.length < 100) return;
+      if (due.length < SWEEP_LANES) return;
     }
   };
   let timer: NodeJS.Timeout | undefined;
