@@ -30,7 +30,7 @@ export function createProcessor({ client, store, keyring }: ProcessorDeps): Proc
     let session = loaded?.session;
     if (accountId !== undefined) {
       if (!account) {
-        // Admitted while the API still trusted the account: its lane's keys go again.
+        // Admitted while the API still trusted the account: its lane's state is set to expire.
         await job.accountGone();
         throw new GatewayError('NOT_FOUND', 'the account was disconnected');
       }

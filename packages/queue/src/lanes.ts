@@ -203,7 +203,10 @@ export class AccountLanes {
     return toWakes(await this.call('kick', lanes, lanes));
   }
 
-  /** The account was disconnected: its lane's keys go (once its unfinished jobs have ended). */
+  /**
+   * The account was disconnected: its lane's keys go, or, while jobs of it are unfinished (as when a
+   * job finds its account gone), its state is set to expire.
+   */
   async forget(lane: string): Promise<void> {
     await this.call('forget', [lane], [lane]);
   }
