@@ -1,4 +1,6 @@
 import { PlatformProfile } from '@cg/operations';
+import { parseKeyring } from '@cg/secrets';
+import { AccountStore, storeKeys } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
@@ -176,22 +178,48 @@ describe('accounts', () => {
     expect(profile.username).toBe('creator_demo');
   });
 
-  it('disconnects: the record and its sealed secrets are gone', async () => {
+  /** Once a request used the account, so the API trusts it as connected (ACCOUNT_CACHE_MS). */
+  async function connectAndUse(): Promise<string> {
     const { body } = await connectDemo(stack.keys.t2);
     const id = body.data.account_id;
-    // Used first, so the API trusts it as connected (ACCOUNT_CACHE_MS): the worker answers the 404.
     expect((await gw(stack, 'GET', `/${id}/me`, { key: stack.keys.t2 })).status).toBe(200);
-    const removed = await gw(stack, 'DELETE', `/accounts/${id}`, { key: stack.keys.t2 });
-    expect(removed.status).toBe(200);
-    expect(removed.body.data).toEqual({ account_id: id, disconnected: true });
-    expectError(await gw(stack, 'GET', `/${id}/me`, { key: stack.keys.t2 }), 404, 'NOT_FOUND');
+    return id;
+  }
+
+  /** What may stay a while is its lane's scheduling state (no secret), and only with an expiry. */
+  async function expectOnlyExpiringLaneState(id: string) {
     const keys = await scanKeys(stack.redis, stack.prefix);
-    // What may stay a while is the scheduling state of its lane (no secret), and only with an expiry:
-    // the job just answered may not have given its slot back yet.
     for (const key of keys.filter((key) => key.includes(id))) {
       expect(key).toMatch(/:lane:[^:]+:state$/);
       expect(await stack.redis.pttl(key)).toBeGreaterThan(0);
     }
+  }
+
+  it('disconnects: the record and its sealed secrets are gone, and the API answers 404 at once', async () => {
+    const id = await connectAndUse();
+    const removed = await gw(stack, 'DELETE', `/accounts/${id}`, { key: stack.keys.t2 });
+    expect(removed.status).toBe(200);
+    expect(removed.body.data).toEqual({ account_id: id, disconnected: true });
+    // Its own DELETE drops the API's trust: the API answers, nothing is queued.
+    const after = await gw(stack, 'GET', `/${id}/me`, { key: stack.keys.t2 });
+    expectError(after, 404, 'NOT_FOUND');
+    expect(after.body.message).toBe(`account ${id} not found`);
+    await expectOnlyExpiringLaneState(id);
+  });
+
+  it('an account removed by another API process: the worker answers 404 and its lane state expires', async () => {
+    const id = await connectAndUse();
+    const otherProcess = new AccountStore(
+      stack.redis,
+      storeKeys(stack.prefix),
+      parseKeyring(stack.env.ENCRYPTION_KEY ?? ''),
+    );
+    expect(await otherProcess.remove('t2', id)).toBe(true);
+    // This API process still trusts it: the job is queued, and the worker finds the account gone.
+    const after = await gw(stack, 'GET', `/${id}/me`, { key: stack.keys.t2 });
+    expectError(after, 404, 'NOT_FOUND');
+    expect(after.body.message).toBe('the account was disconnected');
+    await expectOnlyExpiringLaneState(id);
   });
 });
 

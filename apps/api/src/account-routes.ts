@@ -3,6 +3,7 @@ import type { AccountRecord } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiContext } from './context';
+import { type ConnectedAccounts, connectedKey } from './operation-routes';
 
 const AccountSummary = Type.Object({
   accountId: Type.String({ description: 'service account id' }),
@@ -15,7 +16,11 @@ const AccountSummary = Type.Object({
 });
 
 /** The tenant's connected accounts. These read and write our own store only: no platform call. */
-export function registerAccountRoutes(app: FastifyInstance, { store, queue }: ApiContext): void {
+export function registerAccountRoutes(
+  app: FastifyInstance,
+  { store, queue }: ApiContext,
+  connected: ConnectedAccounts,
+): void {
   app.get(
     '/accounts',
     {
@@ -56,6 +61,7 @@ export function registerAccountRoutes(app: FastifyInstance, { store, queue }: Ap
       if (!(await store.accounts.remove(request.tenantId, accountId))) {
         throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
       }
+      connected.delete(connectedKey(request.tenantId, accountId));
       await queue.lanes.forget(accountId);
       return envelope({
         statusCode: 200,

@@ -6,13 +6,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendResult } from './answers';
 import type { ApiContext } from './context';
 import { parsePrefer, waitBudgetMs } from './prefer';
-import { TtlCache } from './ttl-cache';
+import type { TtlCache } from './ttl-cache';
 
 type RequestParts = { params?: unknown; query?: unknown; body?: unknown };
 
+/** Accounts this API process found connected, by `connectedKey`; `DELETE /accounts/{id}` drops one. */
+export type ConnectedAccounts = TtlCache<string>;
+
+export const connectedKey = (tenantId: string, accountId: string) => `${tenantId}\n${accountId}`;
+
 /** One route per operation of the registry: validate, check the account, enqueue, answer. */
-export function registerOperationRoutes(app: FastifyInstance, context: ApiContext): void {
-  const connected = new TtlCache<string>(context.config.ACCOUNT_CACHE_MS);
+export function registerOperationRoutes(
+  app: FastifyInstance,
+  context: ApiContext,
+  connected: ConnectedAccounts,
+): void {
   for (const op of allOperations) {
     app.route({
       method: op.method,
@@ -64,15 +72,16 @@ export function registerOperationRoutes(app: FastifyInstance, context: ApiContex
 /**
  * The account whose session runs the job. Checked here, before anything is enqueued: an account of
  * another tenant is 404 exactly like one that does not exist. An account found connected is trusted
- * for `ACCOUNT_CACHE_MS`: the worker reads it again before any platform call, and answers the same
- * 404 or 409 should it have been removed or lost its session meanwhile.
+ * for `ACCOUNT_CACHE_MS` (until this process disconnects it): the worker reads it again before any
+ * platform call, and answers the same 404 or 409 should it have been removed (by another API
+ * process) or lost its session meanwhile.
  */
 async function resolveAccount(
   op: OperationDef<OperationSchemas>,
   request: FastifyRequest,
   input: RequestParts,
   { store }: ApiContext,
-  connected: TtlCache<string>,
+  connected: ConnectedAccounts,
 ): Promise<string | undefined> {
   if (op.session === 'none') return undefined;
   const named =
@@ -80,7 +89,7 @@ async function resolveAccount(
       ? (input.params as { accountId: string }).accountId
       : (input.query as { accountId?: string } | undefined)?.accountId;
   if (named !== undefined) {
-    const cacheKey = `${request.tenantId}\n${named}`;
+    const cacheKey = connectedKey(request.tenantId, named);
     const known = connected.get(cacheKey);
     if (known !== undefined) return known;
     const account = await store.accounts.get(request.tenantId, named);

@@ -11,6 +11,7 @@ import type { ApiContext } from './context';
 import { installErrorHandling } from './errors';
 import { registerJobRoutes } from './job-routes';
 import { registerOperationRoutes } from './operation-routes';
+import { TtlCache } from './ttl-cache';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -87,11 +88,12 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
 
   await registerBoard(app, context);
 
+  const connected = new TtlCache<string>(context.config.ACCOUNT_CACHE_MS);
   await app.register(
     async (api) => {
       installApiKeyAuth(api, context);
-      registerOperationRoutes(api, context);
-      registerAccountRoutes(api, context);
+      registerOperationRoutes(api, context, connected);
+      registerAccountRoutes(api, context, connected);
       registerJobRoutes(api, context);
     },
     { prefix: `/api/${context.config.PLATFORM_SLUG}` },

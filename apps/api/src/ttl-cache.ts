@@ -23,4 +23,8 @@ export class TtlCache<V> {
     if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { value, until: Date.now() + this.ttlMs });
   }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
 }
