@@ -209,8 +209,8 @@ end
 
 -- A lane with nothing running or waiting leaves the sweeper's index.
 local function settleIndex()
-  if rcall('ZCARD', RUN) == 0 and rcall('LLEN', WAIT) == 0 and rcall('LLEN', GWAIT) == 0
-    and (rcall('HGET', STATE, 'gwake') or '') == '' then
+  -- Empty sets and lists do not exist: one EXISTS asks whether anything runs or waits.
+  if rcall('EXISTS', RUN, WAIT, GWAIT) == 0 and (rcall('HGET', STATE, 'gwake') or '') == '' then
     rcall('ZREM', LANES, lane)
   else
     local first = rcall('ZRANGE', RUN, 0, 0, 'WITHSCORES')
