@@ -83,8 +83,11 @@ const REPORT_AFTER_MS = 20;
 
 /** The lane did not let the job start now: it waits (delay) or queues again (park). */
 class NotGranted extends Error {
-  constructor(readonly claim: Claim) {
-    super(`not granted: ${claim.kind}`);
+  constructor(
+    /** When the job may ask again; absent: it is parked until its lane wakes it. */
+    readonly delayMs: number | undefined,
+  ) {
+    super(delayMs === undefined ? 'not granted: park' : `not granted: delay ${delayMs} ms`);
   }
 }
 
@@ -96,13 +99,18 @@ class NotGranted extends Error {
 class Gate {
   private passed: boolean;
   /** The lane said "not now": the job holds no slot of its own to give back. */
-  denied = false;
+  private denied = false;
+  private givenBack = false;
   /** The claim itself failed (Redis): the attempt fails as a whole, and BullMQ tries it again. */
   failed = false;
 
-  constructor(private readonly claim: Promise<Claim | undefined> | undefined) {
+  constructor(
+    private readonly claim: Promise<Claim | undefined> | undefined,
+    /** Gives the job's slot back; `final`: the job will not run again. */
+    private readonly release: (final: boolean) => Promise<void> = async () => {},
+  ) {
     this.passed = claim === undefined;
-    // Awaited in `pass` or `settled`.
+    // Awaited in `pass` or `giveBack`.
     claim?.catch(() => undefined);
   }
 
@@ -117,14 +125,20 @@ class Gate {
     }
     if (answer?.kind !== 'run') {
       this.denied = true;
-      throw new NotGranted(answer ?? { kind: 'park', wakes: [] });
+      throw new NotGranted(answer?.kind === 'delay' ? answer.delayMs : undefined);
     }
     this.passed = true;
   }
 
-  /** Once the claim has landed, whatever it said: a release must come after it. */
-  async settled(): Promise<void> {
-    await this.claim?.catch(() => undefined);
+  /**
+   * Gives the job's slot back, once, after its claim has landed whatever it said (a release must
+   * come after the claim); nothing when there was no claim or the lane refused it.
+   */
+  async giveBack(final: boolean): Promise<void> {
+    if (this.claim === undefined || this.denied || this.givenBack) return;
+    this.givenBack = true;
+    await this.claim.catch(() => undefined);
+    await this.release(final);
   }
 }
 
@@ -175,9 +189,14 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   /** The lane's answers for jobs about to run; their wake-ups are applied as soon as they come. */
   function claim(requests: { lane: string; jobId: string; gapped: boolean }[]): Promise<Claim[]> {
     const claims = lanes.claim(requests);
-    claims
-      .then((answers) => wake(answers.flatMap((answer) => answer.wakes)))
-      .catch((error: unknown) => options.onError?.(error as Error));
+    // A failed claim fails the attempt that awaits it, and is reported as that job's failure.
+    claims.then(
+      (answers) =>
+        wake(answers.flatMap((answer) => answer.wakes)).catch((error: unknown) =>
+          options.onError?.(error as Error),
+        ),
+      () => undefined,
+    );
     return claims;
   }
 
@@ -186,7 +205,13 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     const attemptToken = token ?? `${jobId}:${job.attemptsStarted}`;
     const lane = job.data.accountId;
     const gapped = job.data.gapped === true;
-    const gate = new Gate(lane === undefined ? undefined : claim([{ lane, jobId, gapped }]).then(([c]) => c));
+    const gate =
+      lane === undefined
+        ? new Gate(undefined)
+        : new Gate(
+            claim([{ lane, jobId, gapped }]).then(([c]) => c),
+            (final) => release(lane, jobId, final, job.data.dedupe),
+          );
     // The job will not run again: its slot and its place in the backlog go. Left false when it throws
     // to be retried (a retryable failure, or Redis failing on the way).
     let ends = false;
@@ -213,10 +238,9 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     } catch (error) {
       if (gate.failed) throw error;
       if (error instanceof NotGranted && lane !== undefined) {
-        const { claim } = error;
-        await job.moveToDelayed(Date.now() + (claim.kind === 'delay' ? claim.delayMs : PARK_MS), token);
+        await job.moveToDelayed(Date.now() + (error.delayMs ?? PARK_MS), token);
         // Only now, parked, may the job be queued again: a wake-up before this would be lost.
-        if (claim.kind === 'park') await wake(await lanes.requeue(lane, jobId, gapped));
+        if (error.delayMs === undefined) await wake(await lanes.requeue(lane, jobId, gapped));
         throw new DelayedError();
       }
       if (error instanceof RetryableError) {
@@ -242,10 +266,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       ends = true;
       throw new UnrecoverableError(failureOf(error).toWire());
     } finally {
-      if (lane !== undefined && !gate.denied) {
-        await gate.settled();
-        await release(lane, jobId, ends || lastAttempt(job), job.data.dedupe);
-      }
+      await gate.giveBack(ends || lastAttempt(job));
     }
   }
 
@@ -294,10 +315,12 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     };
 
     const runItem = async (item: (typeof todo)[number], k: number): Promise<ItemOutcome> => {
-      const gate = new Gate(claims.then((answers) => answers[k]));
-      // As in runJob: the request will not run again. Its release is sent here, once.
+      const gate = new Gate(
+        claims.then((answers) => answers[k]),
+        (final) => release(item.lane, item.id, final),
+      );
+      // As in runJob: the request will not run again.
       let ends = false;
-      let released = false;
       try {
         const outcome = await processor(item.payload, {
           jobId: item.id,
@@ -314,15 +337,13 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       } catch (error) {
         if (gate.failed) throw error;
         if (error instanceof NotGranted) {
-          return await moveOut(item, error.claim.kind === 'delay' ? error.claim.delayMs : undefined);
+          return await moveOut(item, error.delayMs);
         }
         if (error instanceof RetryableError) {
           if (error.pauseAccount && error.delayMs !== undefined) await lanes.pause(item.lane, error.delayMs);
           if ((job.opts.attempts ?? 1) > 1) {
             // Its slot is given back before its own job exists, so that job never meets a late release.
-            await gate.settled();
-            await release(item.lane, item.id, false);
-            released = true;
+            await gate.giveBack(false);
             return await moveOut(item, backoff(1, error), 1);
           }
         }
@@ -331,10 +352,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         ends = true;
         return { failed };
       } finally {
-        if (!gate.denied && !released) {
-          await gate.settled();
-          await release(item.lane, item.id, ends || lastAttempt(job));
-        }
+        await gate.giveBack(ends || lastAttempt(job));
       }
     };
 
