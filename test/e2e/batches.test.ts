@@ -78,13 +78,27 @@ function batchesOf(ids: string[]): Map<string, string[]> {
   return batches;
 }
 
+/** The batch jobs among the ids' groups, each with the ids its data carries. */
+async function batchMembers(ids: string[]): Promise<[string, string[]][]> {
+  const found: [string, string[]][] = [];
+  for (const [batchId, placed] of batchesOf(ids)) {
+    const data = await stack.redis.hget(jobKey(batchId), 'data');
+    const slots: unknown[] = data ? (JSON.parse(data).batch ?? []) : [];
+    const members = placed.filter((id) => slots[Number(ITEM_ID.exec(id)?.[2])] != null);
+    if (members.length > 0) found.push([batchId, members]);
+  }
+  return found;
+}
+
 describe('batches', () => {
   it('carries reads that arrive together in one job, and answers each request with its own result', async () => {
     await stack.stopWorker();
     const paths = [...creators, ...creators].map((c) => `/${c.accountId}/me`);
     const ids = await acceptAll(paths);
     // The first request may go alone (nothing gathers while nothing is on its way); the rest gather.
-    const [batchId, members] = [...batchesOf(ids)].sort((a, b) => b[1].length - a[1].length)[0] ?? [];
+    // A group's second request for an account may be paced (a 1 ms interval here): it keeps its
+    // place's id but is a job of its own, and its slot in the batch is empty.
+    const [batchId, members] = (await batchMembers(ids)).sort((a, b) => b[1].length - a[1].length)[0] ?? [];
     expect(members?.length).toBeGreaterThan(1);
     expect(await stack.redis.hget(jobKey(batchId as string), 'name')).toBe('batch');
     for (const id of members ?? []) expect(await stack.redis.exists(jobKey(id))).toBe(0);
@@ -190,9 +204,9 @@ describe('batches', () => {
     const order = [slow, medium, quick, slow, medium, quick];
     const ids = await acceptAll(order.map((c) => `/${c.accountId}/me`));
     const kindOf = (id: string) => order[ids.indexOf(id)];
-    const shared = [...batchesOf(ids).values()].find((members) =>
-      [slow, medium, quick].every((c) => members.some((id) => kindOf(id) === c)),
-    );
+    const shared = (await batchMembers(ids))
+      .map(([, members]) => members)
+      .find((members) => [slow, medium, quick].every((c) => members.some((id) => kindOf(id) === c)));
     expect(shared).toBeDefined();
     const [slowId, mediumId, quickId] = [slow, medium, quick].map((c) =>
       (shared ?? []).find((id) => kindOf(id) === c),
