@@ -126,6 +126,9 @@ export class RedisProbe {
     const sent: Record<string, number> = {};
     const inScripts: Record<string, number> = {};
     const monitor = await connection.monitor();
+    // Once `disconnect` has left monitoring mode, lines still arriving are replies to no command,
+    // which ioredis reports as errors ("Command queue state error"); the count is over by then.
+    monitor.on('error', () => undefined);
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       const command = (args[0] ?? '').toLowerCase();
       if (command === 'info' || command === 'monitor') return;
