@@ -204,9 +204,9 @@ describe('batches', () => {
     const order = [slow, medium, quick, slow, medium, quick];
     const ids = await acceptAll(order.map((c) => `/${c.accountId}/me`));
     const kindOf = (id: string) => order[ids.indexOf(id)];
-    const shared = (await batchMembers(ids))
-      .map(([, members]) => members)
-      .find((members) => [slow, medium, quick].every((c) => members.some((id) => kindOf(id) === c)));
+    const shared = [...batchesOf(ids).values()].find((members) =>
+      [slow, medium, quick].every((c) => members.some((id) => kindOf(id) === c)),
+    );
     expect(shared).toBeDefined();
     const [slowId, mediumId, quickId] = [slow, medium, quick].map((c) =>
       (shared ?? []).find((id) => kindOf(id) === c),

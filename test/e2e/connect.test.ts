@@ -4,6 +4,7 @@ import { AccountStore, storeKeys } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
+import { eventually } from '../support/processes';
 import { injectFault } from '../support/sim';
 import { account, gw, redisText, scanKeys, startStack, type TestStack } from '../support/stack';
 
@@ -186,13 +187,22 @@ describe('accounts', () => {
     return id;
   }
 
-  /** What may stay a while is its lane's scheduling state (no secret), and only with an expiry. */
+  /**
+   * What may stay a while is its lane's scheduling state (no secret), and only with an expiry. The
+   * job just answered gives its slot back after its answer, so this may take a moment.
+   */
   async function expectOnlyExpiringLaneState(id: string) {
-    const keys = await scanKeys(stack.redis, stack.prefix);
-    for (const key of keys.filter((key) => key.includes(id))) {
-      expect(key).toMatch(/:lane:[^:]+:state$/);
-      expect(await stack.redis.pttl(key)).toBeGreaterThan(0);
-    }
+    await eventually(
+      async () => {
+        const keys = (await scanKeys(stack.redis, stack.prefix)).filter((key) => key.includes(id));
+        for (const key of keys) {
+          if (!/:lane:[^:]+:state$/.test(key) || (await stack.redis.pttl(key)) <= 0) return undefined;
+        }
+        return true;
+      },
+      5_000,
+      `only an expiring lane state left of account ${id}`,
+    );
   }
 
   it('disconnects: the record and its sealed secrets are gone, and the API answers 404 at once', async () => {

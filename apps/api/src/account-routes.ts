@@ -58,10 +58,11 @@ export function registerAccountRoutes(
     },
     async (request) => {
       const { accountId } = request.params as { accountId: string };
+      // Not trusted from here on, also when another process removed it first (404 below).
+      connected.delete(connectedKey(request.tenantId, accountId));
       if (!(await store.accounts.remove(request.tenantId, accountId))) {
         throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
       }
-      connected.delete(connectedKey(request.tenantId, accountId));
       await queue.lanes.forget(accountId);
       return envelope({
         statusCode: 200,

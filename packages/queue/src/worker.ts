@@ -189,14 +189,9 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   /** The lane's answers for jobs about to run; their wake-ups are applied as soon as they come. */
   function claim(requests: { lane: string; jobId: string; gapped: boolean }[]): Promise<Claim[]> {
     const claims = lanes.claim(requests);
-    // A failed claim fails the attempt that awaits it, and is reported as that job's failure.
-    claims.then(
-      (answers) =>
-        wake(answers.flatMap((answer) => answer.wakes)).catch((error: unknown) =>
-          options.onError?.(error as Error),
-        ),
-      () => undefined,
-    );
+    claims
+      .then((answers) => wake(answers.flatMap((answer) => answer.wakes)))
+      .catch((error: unknown) => options.onError?.(error as Error));
     return claims;
   }
 
