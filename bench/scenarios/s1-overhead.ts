@@ -18,6 +18,12 @@ import {
 
 const detail = (m: Measured) => ({ ...brief(m.result), cpu: m.cpu, waiting: m.waiting });
 
+/** Calls per request by command, most first. */
+const perRequestOf = (counts: Record<string, number>, requests: number) =>
+  Object.entries(counts)
+    .map(([command, calls]) => [command, calls / requests] as const)
+    .sort((a, b) => b[1] - a[1]);
+
 /**
  * S1 overhead, and the Redis cost per synchronous request. The sandbox answers at once, so what is
  * left is the price of each path: the gateway's queue round trip against the proxy's direct call.
@@ -54,7 +60,6 @@ export const s1: Scenario = {
       // Max throughput, closed loop. Two rounds in opposite order (B G, G B) so a drift in the
       // machine's load over the run weighs on both sides alike; each side's figure is the median.
       const max: Record<'gateway' | 'baseline', Measured[]> = { gateway: [], baseline: [] };
-      const redisRuns: Array<{ commands: number; requests: number; byCommand: Record<string, number> }> = [];
       for (const order of [
         [baseline, gateway],
         [gateway, baseline],
@@ -71,13 +76,6 @@ export const s1: Scenario = {
             sandbox,
             probe,
           );
-          const { result, commands } = measured;
-          if (target.kind === 'gateway')
-            redisRuns.push({
-              commands: commands.total,
-              requests: result.totalRequests,
-              byCommand: commands.byCommand,
-            });
           max[target.kind].push(measured);
         }
       }
@@ -125,12 +123,8 @@ export const s1: Scenario = {
           }),
         ),
       );
-      const perRequestOf = (counts: Record<string, number>) =>
-        Object.entries(counts)
-          .map(([command, calls]) => [command, calls / monitored.result.totalRequests] as const)
-          .sort((a, b) => b[1] - a[1]);
-      const sent = perRequestOf(monitored.sent);
-      const inScripts = perRequestOf(monitored.inScripts);
+      const sent = perRequestOf(monitored.sent, monitored.result.totalRequests);
+      const inScripts = perRequestOf(monitored.inScripts, monitored.result.totalRequests);
       const sum = (list: ReadonlyArray<readonly [string, number]>) =>
         list.reduce((total, [, n]) => total + n, 0);
 
@@ -138,16 +132,15 @@ export const s1: Scenario = {
       const baselineP50 = half.baseline.result.latencyMs.p50;
       const added = gatewayP50 - baselineP50;
 
-      const commands = redisRuns.reduce((sum, run) => sum + run.commands, 0);
-      const requests = redisRuns.reduce((sum, run) => sum + run.requests, 0);
+      // The Redis row: both gateway max runs together.
+      const commands = max.gateway.reduce((sum, m) => sum + m.commands.total, 0);
+      const requests = max.gateway.reduce((sum, m) => sum + m.result.totalRequests, 0);
       const perRequest = commands / requests;
       const byCommand: Record<string, number> = {};
-      for (const run of redisRuns)
-        for (const [command, calls] of Object.entries(run.byCommand))
+      for (const m of max.gateway)
+        for (const [command, calls] of Object.entries(m.commands.byCommand))
           byCommand[command] = (byCommand[command] ?? 0) + calls;
-      const perCommand = Object.entries(byCommand)
-        .map(([command, calls]) => [command, calls / requests] as const)
-        .sort((a, b) => b[1] - a[1]);
+      const perCommand = perRequestOf(byCommand, requests);
 
       const ratio = gatewayMax / baselineMax;
       const rows: Row[] = [
