@@ -1,6 +1,6 @@
 import { PlatformProfile } from '@cg/operations';
 import { parseKeyring } from '@cg/secrets';
-import { AccountStore, storeKeys } from '@cg/store';
+import { createStore } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
@@ -219,12 +219,8 @@ describe('accounts', () => {
 
   it('an account removed by another API process: the worker answers 404 and its lane state expires', async () => {
     const id = await connectAndUse();
-    const otherProcess = new AccountStore(
-      stack.redis,
-      storeKeys(stack.prefix),
-      parseKeyring(stack.env.ENCRYPTION_KEY ?? ''),
-    );
-    expect(await otherProcess.remove('t2', id)).toBe(true);
+    const otherProcess = createStore(stack.redis, stack.prefix, parseKeyring(stack.env.ENCRYPTION_KEY ?? ''));
+    expect(await otherProcess.accounts.remove('t2', id)).toBe(true);
     // This API process still trusts it: the job is queued, and the worker finds the account gone.
     const after = await gw(stack, 'GET', `/${id}/me`, { key: stack.keys.t2 });
     expectError(after, 404, 'NOT_FOUND');

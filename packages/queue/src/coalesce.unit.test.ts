@@ -58,7 +58,7 @@ describe('Coalescer', () => {
     const coalescer = new Coalescer(flush, 8, 2);
     const first = coalescer.add(0);
     await turn();
-    // Two waiting: below a quarter of 8, they wait for the flush on its way.
+    // One waiting: below a quarter of 8 (2), it waits for the flush on its way.
     const small = [coalescer.add(1)];
     await turn();
     expect(groups).toEqual([[0]]);
