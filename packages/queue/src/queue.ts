@@ -92,6 +92,8 @@ export class OperationsQueue {
   private readonly waiters = new Map<string, Set<(result: WaitResult) => void>>();
   /** Requests gather here while the admission of the ones before them is on its way. */
   private readonly admissions = new Coalescer<Submission>((group) => this.place(group), MAX_BATCH);
+  /** Wake-ups that groups send after their jobs are added, until they are back. */
+  private readonly settling = new Set<Promise<void>>();
 
   constructor(private readonly options: QueueOptions) {
     const prefix = queuePrefix(options.prefix);
@@ -171,6 +173,7 @@ export class OperationsQueue {
 
   async close(): Promise<void> {
     await this.admissions.drain();
+    await Promise.all(this.settling);
     await Promise.all([this.events.close(), this.queue.close()]);
   }
 
@@ -293,14 +296,16 @@ export class OperationsQueue {
       const state = delayMs > 0 ? 'delayed' : 'waiting';
       member.placed({ jobId: member.jobId, shared: false, state, ...(waiter ? { waiter } : {}) });
     });
-    try {
+    // The wake-ups go out beside the next group's admission instead of holding it back, and `close`
+    // waits for them. The jobs are queued: a lost wake-up is repaired by the sweeper or the parked
+    // job's own timer, so a failure is only reported.
+    const settling = (async () => {
       await this.wake(admitted.wakes);
       // A slot may have freed between the admission and the add: the lanes of parked jobs look again.
       if (parkedLanes.size > 0) await this.wake(await this.lanes.kick([...parkedLanes]));
-    } catch (error) {
-      // The jobs are queued; a lost wake-up is repaired by the sweeper or the parked job's own timer.
-      this.options.onError?.(error as Error);
-    }
+    })().catch((error: unknown) => this.options.onError?.(error as Error));
+    this.settling.add(settling);
+    void settling.finally(() => this.settling.delete(settling));
   }
 
   /** Not added (Redis failed mid-way): the lanes must not wait for jobs that will never come. */
