@@ -1,18 +1,19 @@
-import { Redis } from 'ioredis';
+import { connectRedis, randomId } from '@cg/store';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AccountLanes, type LaneSettings } from '../packages/queue/src/lanes';
 import type { JobPayload } from '../packages/queue/src/payload';
 import { jobKeyPrefix, OperationsQueue, PARK_MS } from '../packages/queue/src/queue';
+import { scanKeys } from './support/stack';
 
 // The API's side of the queue in this process, on a real Redis, without a worker: what a group of
 // requests leaves in Redis once `submit` has answered and `close` has returned.
-const redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-const prefix = `cgq-${Math.random().toString(36).slice(2, 10)}`;
+const redis = connectRedis(inject('redisUrl'));
+const prefix = `cgt-${randomId(8)}`;
 const settings: LaneSettings = { concurrency: 1, intervalMs: 0, gapMs: 0, maxBacklog: 100 };
 let ids = 0;
 
 afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}:q}*`);
+  const keys = await scanKeys(redis, prefix);
   if (keys.length > 0) await redis.del(...keys);
   redis.disconnect();
 });
