@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connectRedis, randomId } from '@cg/store';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AccountLanes, type LaneSettings } from '../packages/queue/src/lanes';
@@ -32,8 +33,11 @@ async function startsAt(jobId: string): Promise<number | undefined> {
   return score === null ? undefined : Math.floor(Number(score) / 0x1000);
 }
 
+const settle = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([promise, sleep(ms).then(() => 'still waiting' as const)]);
+
 describe('OperationsQueue wake-ups', () => {
-  it('wakes a parked job whose slot freed between its admission and its add, before close returns', async () => {
+  it('wakes a parked job whose slot freed between its admission and its add, without holding the next group back', async () => {
     const errors: Error[] = [];
     const queue = new OperationsQueue({
       redis,
@@ -45,25 +49,51 @@ describe('OperationsQueue wake-ups', () => {
       newJobId: () => `job_${++ids}`,
       onError: (error) => errors.push(error),
     });
-    const lanes = new AccountLanes(redis, jobKeyPrefix(prefix), settings);
-    // Another job holds the account's only slot, so the request is admitted to wait...
-    const [held] = (await lanes.admit([{ lane: 'acct', jobId: 'holder', gapped: false }])).admissions;
-    expect(held).toEqual({ kind: 'ok', delayMs: 0 });
-    // ...and the slot frees after the admission, before the add: that release finds nobody to wake.
-    const add = queue.queue.addBulk.bind(queue.queue);
-    queue.queue.addBulk = async (jobs) => {
-      expect(await lanes.release([{ lane: 'acct', jobId: 'holder', final: true }])).toEqual([]);
-      return add(jobs);
-    };
+    let closing: Promise<void> | undefined;
+    let letKickGo = () => {};
+    const kickMayGo = new Promise<void>((resolve) => {
+      letKickGo = resolve;
+    });
+    try {
+      const lanes = new AccountLanes(redis, jobKeyPrefix(prefix), settings);
+      // Another job holds the account's only slot, so the request is admitted to wait...
+      const [held] = (await lanes.admit([{ lane: 'acct', jobId: 'holder', gapped: false }])).admissions;
+      expect(held).toEqual({ kind: 'ok', delayMs: 0 });
+      // ...and the slot frees after the admission, before the add: that release finds nobody to wake.
+      const add = queue.queue.addBulk.bind(queue.queue);
+      queue.queue.addBulk = async (jobs) => {
+        queue.queue.addBulk = add;
+        expect(await lanes.release([{ lane: 'acct', jobId: 'holder', final: true }])).toEqual([]);
+        return add(jobs);
+      };
+      // The group's kick of that lane is held until the test lets it go.
+      const kick = queue.lanes.kick.bind(queue.lanes);
+      const kicked: string[][] = [];
+      queue.lanes.kick = async (lanesToKick) => {
+        kicked.push(lanesToKick);
+        await kickMayGo;
+        return kick(lanesToKick);
+      };
 
-    const { jobId, result } = await queue.submit(read('acct'), 0);
-    expect(result).toEqual({ state: 'pending', jobState: 'delayed' });
-    await queue.close();
+      const parked = await queue.submit(read('acct'), 0);
+      expect(parked.result).toEqual({ state: 'pending', jobState: 'delayed' });
+      for (let i = 0; i < 100 && kicked.length === 0; i++) await sleep(10);
+      expect(kicked).toEqual([['acct']]);
+      // The next group goes out while that kick is still on its way.
+      const next = await settle(queue.submit(read('other'), 0), 2_000);
+      expect(next).toMatchObject({ result: { state: 'pending', jobState: 'waiting' } });
 
-    // The group's kick, which `close` waited for, set the parked job to start now.
-    const starts = await startsAt(jobId);
-    expect(starts).toBeDefined();
-    expect(starts as number).toBeLessThan(Date.now() + PARK_MS / 2);
-    expect(errors).toEqual([]);
+      // `close` waits for the kick, which sets the parked job to start now.
+      closing = queue.close();
+      expect(await settle(closing, 200)).toBe('still waiting');
+      expect(await startsAt(parked.jobId)).toBeGreaterThan(Date.now() + PARK_MS / 2);
+      letKickGo();
+      await closing;
+      expect(await startsAt(parked.jobId)).toBeLessThanOrEqual(Date.now());
+      expect(errors).toEqual([]);
+    } finally {
+      letKickGo();
+      await (closing ?? queue.close());
+    }
   });
 });
