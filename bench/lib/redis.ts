@@ -130,8 +130,11 @@ export class RedisProbe {
     // which ioredis reports as errors ("Command queue state error"); the count is over by then.
     monitor.on('error', () => undefined);
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      const command = (args[0] ?? '').toLowerCase();
-      if (command === 'info' || command === 'monitor') return;
+      const name = (args[0] ?? '').toLowerCase();
+      if (name === 'info' || name === 'monitor') return;
+      // Scripts are told apart by their number of keys (BullMQ's files are named by it, e.g.
+      // moveToActive-11.lua).
+      const command = name === 'evalsha' || name === 'eval' ? `${name}/${args[2] ?? '?'}` : name;
       const counts = source === 'lua' ? inScripts : sent;
       counts[command] = (counts[command] ?? 0) + 1;
     });

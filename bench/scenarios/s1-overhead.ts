@@ -123,6 +123,22 @@ export const s1: Scenario = {
           }),
         ),
       );
+      // The same one request at a time: each arrives alone and is a job of its own, which is what
+      // requests pay at low rates (BullMQ's worker loop included).
+      const loneCount = quick ? 50 : 200;
+      log(`${loneCount} requests one at a time with Redis MONITOR on`);
+      const lone = await probe.monitor(redis.url, () =>
+        runLoad(
+          loadSpec(gateway, paths.get(gateway) ?? [], {
+            mode: { kind: 'closed', callers: 1 },
+            warmupMs: 0,
+            durationMs: 120_000,
+            maxRequests: loneCount,
+          }),
+        ),
+      );
+      const loneSent = perRequestOf(lone.sent, lone.result.totalRequests);
+      const loneInScripts = perRequestOf(lone.inScripts, lone.result.totalRequests);
       const sent = perRequestOf(monitored.sent, monitored.result.totalRequests);
       const inScripts = perRequestOf(monitored.inScripts, monitored.result.totalRequests);
       const sum = (list: ReadonlyArray<readonly [string, number]>) =>
@@ -178,6 +194,15 @@ export const s1: Scenario = {
       // Redis commands per request at a fixed rate: requests that arrive alone pay a job's whole fixed
       // cost, so this is larger than the max-load figure of the Redis row.
       const commandsPerRequest = (m: Measured) => m.commands.total / m.result.totalRequests;
+      // CPU time per request of the side's own processes (the sandbox and the load generator are the
+      // same work on both sides): % of one core × 10 ms / the rate (the fixed rate, or a max run's own
+      // rate in its window). The CPU is read over the whole load, warm-up included.
+      const cpuPerRequest = (m: Measured, at: number) =>
+        (Object.entries(m.cpu)
+          .filter(([name]) => name !== 'sandbox' && name !== 'load')
+          .reduce((total, [, percent]) => total + percent, 0) *
+          10) /
+        at;
       const usage = (m: Measured) =>
         `CPU (% of one core): ${cpuLine(m.cpu)}; waiting for a core (% of the time): ${cpuLine(m.waiting)}`;
       const notes = [
@@ -186,7 +211,7 @@ export const s1: Scenario = {
             (m, i) =>
               `S1 ${kind} max run ${i + 1}: ${statusLine(m.result)}; p50 ${ms(m.result.latencyMs.p50)}, p99 ${ms(
                 m.result.latencyMs.p99,
-              )}; ${usage(m)}`,
+              )}; CPU per request ${num(cpuPerRequest(m, rateOf(m.result, ['200'])), 2)} ms; ${usage(m)}`,
           ),
         ),
         ...[...fixed].flatMap(([at, pair]) => [
@@ -194,8 +219,8 @@ export const s1: Scenario = {
             pair.baseline.result.latencyMs.p50,
           )}, added +${ms(pair.gateway.result.latencyMs.p50 - pair.baseline.result.latencyMs.p50)}; gateway ${statusLine(
             pair.gateway.result,
-          )}, Redis ${num(commandsPerRequest(pair.gateway), 1)} commands per request, ${usage(pair.gateway)}`,
-          `S1 fixed rate ${num(at)} req/s, baseline: ${statusLine(pair.baseline.result)}, ${usage(pair.baseline)}`,
+          )}, Redis ${num(commandsPerRequest(pair.gateway), 1)} commands per request, CPU per request ${num(cpuPerRequest(pair.gateway, at), 2)} ms (api, worker, Redis), ${usage(pair.gateway)}`,
+          `S1 fixed rate ${num(at)} req/s, baseline: ${statusLine(pair.baseline.result)}, CPU per request ${num(cpuPerRequest(pair.baseline, at), 2)} ms, ${usage(pair.baseline)}`,
         ]),
         ...(stages
           ? [`S1 fixed rate, inside the gateway (its jobs' timestamps): ${stagesLine(stages)}`]
@@ -210,6 +235,15 @@ export const s1: Scenario = {
           .slice(0, 10)
           .map(([command, n]) => `${command} ${num(n, 2)}`)
           .join(', ')}); run inside scripts: ${num(sum(inScripts), 1)}`,
+      );
+      notes.push(
+        `Redis commands sent per request arriving alone (MONITOR, 1 caller, ${lone.result.totalRequests} requests): ${num(
+          sum(loneSent),
+          1,
+        )} (${loneSent.map(([command, n]) => `${command} ${num(n, 2)}`).join(', ')}); run inside scripts: ${num(
+          sum(loneInScripts),
+          1,
+        )}`,
       );
       const errors = [...max.gateway, ...max.baseline].reduce(
         (sum, m) => sum + unexpected(m.result, ['200']),
@@ -234,6 +268,10 @@ export const s1: Scenario = {
             gateway: detail(pair.gateway),
             baseline: detail(pair.baseline),
             redisCommandsPerRequest: commandsPerRequest(pair.gateway),
+            cpuMsPerRequest: {
+              gateway: cpuPerRequest(pair.gateway, at),
+              baseline: cpuPerRequest(pair.baseline, at),
+            },
             ...(at === rate ? { stages } : {}),
           })),
           redis: {
@@ -245,6 +283,11 @@ export const s1: Scenario = {
               requests: monitored.result.totalRequests,
               sentPerRequest: Object.fromEntries(sent),
               inScriptsPerRequest: Object.fromEntries(inScripts),
+            },
+            alone: {
+              requests: lone.result.totalRequests,
+              sentPerRequest: Object.fromEntries(loneSent),
+              inScriptsPerRequest: Object.fromEntries(loneInScripts),
             },
           },
         },
