@@ -132,9 +132,7 @@ export class RedisProbe {
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       const name = (args[0] ?? '').toLowerCase();
       if (name === 'info' || name === 'monitor') return;
-      // Scripts are told apart by their number of keys (BullMQ's files are named by it, e.g.
-      // moveToActive-11.lua).
-      const command = name === 'evalsha' || name === 'eval' ? `${name}/${args[2] ?? '?'}` : name;
+      const command = name === 'evalsha' || name === 'eval' ? scriptLabel(args) : name;
       const counts = source === 'lua' ? inScripts : sent;
       counts[command] = (counts[command] ?? 0) + 1;
     });
@@ -149,6 +147,14 @@ export class RedisProbe {
   close(): void {
     this.redis.disconnect();
   }
+}
+
+/**
+ * What a script call is: the lane scripts' first key is the lanes index (`…:lanes`); BullMQ's scripts
+ * are told apart by their number of keys, which their files are named by (`moveToActive-11.lua`).
+ */
+function scriptLabel(args: string[]): string {
+  return args[3]?.endsWith(':lanes') ? 'lane script' : `bullmq/${args[2] ?? '?'}`;
 }
 
 /**
