@@ -83,11 +83,14 @@ export const s1: Scenario = {
       const baselineMax = median(max.baseline.map((m) => rateOf(m.result, ['200'])));
 
       // Added latency at half the gateway's max load: the same fixed arrival rate on both sides. A
-      // quarter of the max goes first, to show how the added latency grows with the load.
+      // sixteenth and a quarter of the max go first, to show how the added latency grows with the
+      // load; at a sixteenth requests arrive alone and the cores have room, so that pair gives the
+      // path's own price and what a lone request costs.
       const rate = Math.max(1, Math.round(gatewayMax / 2));
       const fixed = new Map<number, Record<'gateway' | 'baseline', Measured>>();
       let stages: Stages | undefined;
-      for (const at of [Math.max(1, Math.round(gatewayMax / 4)), rate]) {
+      const lower = [16, 4].map((share) => Math.max(1, Math.round(gatewayMax / share)));
+      for (const at of new Set([...lower, rate])) {
         const pair: Partial<Record<'gateway' | 'baseline', Measured>> = {};
         for (const target of [baseline, gateway]) {
           log(`fixed rate ${at} req/s, ${target.kind}, ${durationMs / 1000} s`);
