@@ -18,6 +18,13 @@ import {
 
 const detail = (m: Measured) => ({ ...brief(m.result), cpu: m.cpu, waiting: m.waiting });
 
+/** `<command> <n>, …` for the first `top` of a list made by `perRequestOf`. */
+const commandList = (list: ReadonlyArray<readonly [string, number]>, top = Number.POSITIVE_INFINITY) =>
+  list
+    .slice(0, top)
+    .map(([command, n]) => `${command} ${num(n, 2)}`)
+    .join(', ');
+
 /** Calls per request by command, most first. */
 const perRequestOf = (counts: Record<string, number>, requests: number) =>
   Object.entries(counts)
@@ -114,38 +121,42 @@ export const s1: Scenario = {
       const half = fixed.get(rate) as Record<'gateway' | 'baseline', Measured>;
       // Round trips: a short counted run with MONITOR on, to split the command count into what the
       // gateway's processes send and what the lane and BullMQ scripts run inside Redis.
+      const countCommands = async (callers: number, maxRequests: number) => {
+        const run = await probe.monitor(redis.url, () =>
+          runLoad(
+            loadSpec(gateway, paths.get(gateway) ?? [], {
+              mode: { kind: 'closed', callers },
+              warmupMs: 0,
+              durationMs: 120_000,
+              maxRequests,
+            }),
+          ),
+        );
+        const requests = run.result.totalRequests;
+        return {
+          requests,
+          sent: perRequestOf(run.sent, requests),
+          inScripts: perRequestOf(run.inScripts, requests),
+        };
+      };
       const counted = quick ? 200 : 1_000;
       log(`${counted} requests with Redis MONITOR on, to count round trips`);
-      const monitored = await probe.monitor(redis.url, () =>
-        runLoad(
-          loadSpec(gateway, paths.get(gateway) ?? [], {
-            mode: { kind: 'closed', callers: 10 },
-            warmupMs: 0,
-            durationMs: 120_000,
-            maxRequests: counted,
-          }),
-        ),
-      );
+      const monitored = await countCommands(10, counted);
       // The same one request at a time: each arrives alone and is a job of its own, which is what
       // requests pay at low rates (BullMQ's worker loop included).
       const loneCount = quick ? 50 : 200;
       log(`${loneCount} requests one at a time with Redis MONITOR on`);
-      const lone = await probe.monitor(redis.url, () =>
-        runLoad(
-          loadSpec(gateway, paths.get(gateway) ?? [], {
-            mode: { kind: 'closed', callers: 1 },
-            warmupMs: 0,
-            durationMs: 120_000,
-            maxRequests: loneCount,
-          }),
-        ),
-      );
-      const loneSent = perRequestOf(lone.sent, lone.result.totalRequests);
-      const loneInScripts = perRequestOf(lone.inScripts, lone.result.totalRequests);
-      const sent = perRequestOf(monitored.sent, monitored.result.totalRequests);
-      const inScripts = perRequestOf(monitored.inScripts, monitored.result.totalRequests);
+      const lone = await countCommands(1, loneCount);
       const sum = (list: ReadonlyArray<readonly [string, number]>) =>
         list.reduce((total, [, n]) => total + n, 0);
+      /** `<sent per request> (<command> <n>, …); run inside scripts: <n>`, at most `top` commands. */
+      const countLine = (count: typeof lone, top = Number.POSITIVE_INFINITY) =>
+        `${num(sum(count.sent), 1)} (${commandList(count.sent, top)}); run inside scripts: ${num(sum(count.inScripts), 1)}`;
+      const asDetail = (count: typeof lone) => ({
+        requests: count.requests,
+        sentPerRequest: Object.fromEntries(count.sent),
+        inScriptsPerRequest: Object.fromEntries(count.inScripts),
+      });
 
       const gatewayP50 = half.gateway.result.latencyMs.p50;
       const baselineP50 = half.baseline.result.latencyMs.p50;
@@ -228,25 +239,11 @@ export const s1: Scenario = {
         ...(stages
           ? [`S1 fixed rate, inside the gateway (its jobs' timestamps): ${stagesLine(stages)}`]
           : []),
-        `Redis per sync request by command: ${perCommand
-          .slice(0, 12)
-          .map(([command, calls]) => `${command} ${num(calls, 2)}`)
-          .join(', ')}`,
+        `Redis per sync request by command: ${commandList(perCommand, 12)}`,
       ];
       notes.push(
-        `Redis commands sent by the gateway per sync request (MONITOR, ${counted} requests): ${num(sum(sent), 1)} (${sent
-          .slice(0, 10)
-          .map(([command, n]) => `${command} ${num(n, 2)}`)
-          .join(', ')}); run inside scripts: ${num(sum(inScripts), 1)}`,
-      );
-      notes.push(
-        `Redis commands sent per request arriving alone (MONITOR, 1 caller, ${lone.result.totalRequests} requests): ${num(
-          sum(loneSent),
-          1,
-        )} (${loneSent.map(([command, n]) => `${command} ${num(n, 2)}`).join(', ')}); run inside scripts: ${num(
-          sum(loneInScripts),
-          1,
-        )}`,
+        `Redis commands sent by the gateway per sync request (MONITOR, ${counted} requests): ${countLine(monitored, 10)}`,
+        `Redis commands sent per request arriving alone (MONITOR, 1 caller, ${lone.requests} requests): ${countLine(lone)}`,
       );
       const errors = [...max.gateway, ...max.baseline].reduce(
         (sum, m) => sum + unexpected(m.result, ['200']),
@@ -282,16 +279,8 @@ export const s1: Scenario = {
             requests,
             perRequest,
             perCommand: Object.fromEntries(perCommand),
-            monitored: {
-              requests: monitored.result.totalRequests,
-              sentPerRequest: Object.fromEntries(sent),
-              inScriptsPerRequest: Object.fromEntries(inScripts),
-            },
-            alone: {
-              requests: lone.result.totalRequests,
-              sentPerRequest: Object.fromEntries(loneSent),
-              inScriptsPerRequest: Object.fromEntries(loneInScripts),
-            },
+            monitored: asDetail(monitored),
+            alone: asDetail(lone),
           },
         },
       };
