@@ -4,6 +4,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AccountLanes, type LaneSettings } from '../packages/queue/src/lanes';
 import type { JobPayload } from '../packages/queue/src/payload';
 import { jobKeyPrefix, OperationsQueue, PARK_MS } from '../packages/queue/src/queue';
+import { eventually } from './support/processes';
 import { scanKeys } from './support/stack';
 
 // The API's side of the queue in this process, on a real Redis, without a worker: what a group of
@@ -77,7 +78,11 @@ describe('OperationsQueue wake-ups', () => {
 
       const parked = await queue.submit(read('acct'), 0);
       expect(parked.result).toEqual({ state: 'pending', jobState: 'delayed' });
-      for (let i = 0; i < 100 && kicked.length === 0; i++) await sleep(10);
+      await eventually(
+        async () => (kicked.length > 0 ? true : undefined),
+        1_000,
+        'the kick of the parked lane',
+      );
       expect(kicked).toEqual([['acct']]);
       // The next group goes out while that kick is still on its way.
       const next = await settle(queue.submit(read('other'), 0), 2_000);
