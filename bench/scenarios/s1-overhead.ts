@@ -212,11 +212,7 @@ export const s1: Scenario = {
       // same work on both sides): % of one core × 10 ms / the rate (the fixed rate, or a max run's own
       // rate in its window). The CPU is read over the whole load, warm-up included.
       const cpuPerRequest = (m: Measured, at: number) =>
-        (Object.entries(m.cpu)
-          .filter(([name]) => name !== 'sandbox' && name !== 'load')
-          .reduce((total, [, percent]) => total + percent, 0) *
-          10) /
-        at;
+        (sum(Object.entries(m.cpu).filter(([name]) => name !== 'sandbox' && name !== 'load')) * 10) / at;
       const usage = (m: Measured) =>
         `CPU (% of one core): ${cpuLine(m.cpu)}; waiting for a core (% of the time): ${cpuLine(m.waiting)}`;
       const notes = [
