@@ -1,6 +1,12 @@
-import { errorBody, GatewayError } from '@cg/contract';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import { errorBody, GatewayError, STATUS_NAMES } from '@cg/contract';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { validationMessage } from './validation';
+
+/** The longest path parameter the router takes; ids are far shorter. */
+export const MAX_PARAM_LENGTH = 100;
+
+export const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
 
 /** One error handler, one error body: `{statusCode, message, error, code, requestId}`. */
 export function installErrorHandling(app: FastifyInstance): void {
@@ -49,4 +55,40 @@ function safeClientMessage(error: FastifyError): string {
         ? 'the body is not valid JSON'
         : 'bad request';
   }
+}
+
+/**
+ * The router's own refusals, before any route runs: a path with broken percent-encoding, or a path
+ * parameter longer than `MAX_PARAM_LENGTH`. Answered in the one error shape, without echoing the path.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+      : 'the path is not a valid URL';
+  void reply.status(400).send(errorBody(new GatewayError('BAD_REQUEST', message), request.id));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a control character in a header,
+ * headers too large, a request that never finished arriving): the same error shape, then the
+ * connection closes, as Node's own answer does.
+ */
+export function clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const gatewayError =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new GatewayError('REQUEST_TIMEOUT', 'the request did not arrive in time')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new GatewayError('HEADERS_TOO_LARGE', 'the request headers are too large')
+        : new GatewayError('BAD_REQUEST', 'the request is not valid HTTP');
+  const body = JSON.stringify(errorBody(gatewayError, newRequestId()));
+  if (socket.writable) {
+    const status = gatewayError.statusCode;
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_NAMES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

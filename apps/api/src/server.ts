@@ -1,4 +1,4 @@
-import { ErrorBodySchema } from '@cg/contract';
+import { ErrorBodySchema, GatewayError } from '@cg/contract';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
@@ -8,10 +8,11 @@ import { registerAccountRoutes } from './account-routes';
 import { installApiKeyAuth } from './auth';
 import { registerBoard } from './board';
 import type { ApiContext } from './context';
-import { installErrorHandling } from './errors';
+import { clientError, frameworkError, installErrorHandling, MAX_PARAM_LENGTH, newRequestId } from './errors';
 import { registerJobRoutes } from './job-routes';
 import { registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
+import { finiteNumbersOnly, jsonBodyProblem } from './validation';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -40,13 +41,18 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
     loggerInstance: context.logger.child({ module: 'api' }) as FastifyBaseLogger,
     // One line per request only when debugging: at thousands of requests a second it is noise.
     logController: new LogController({ disableRequestLogging: context.config.LOG_LEVEL !== 'debug' }),
-    genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
+    genReqId: newRequestId,
     bodyLimit: 1_048_576,
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   });
   const ajv = validators();
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? ajv.body : ajv.other).compile(schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body') return ajv.body.compile(schema);
+    // Coerced text can become Infinity (`?after=1e400`), which the `integer` keyword lets through.
+    return finiteNumbersOnly(ajv.other.compile(schema));
+  });
   // Response schemas document the contract (OpenAPI) and are checked by the tests; they do not
   // reshape answers, which a serializer would do silently on a mismatch.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -58,7 +64,11 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    return json(request, body as string, done);
+    return json(request, body as string, (error, parsed) => {
+      if (error) return done(error);
+      const problem = jsonBodyProblem(parsed);
+      return problem === undefined ? done(null, parsed) : done(new GatewayError('BAD_REQUEST', problem));
+    });
   });
   app.addSchema(ErrorBodySchema);
 

@@ -1,3 +1,4 @@
+import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify/types/schema';
 
 const LOCATION: Record<string, string> = {
@@ -32,4 +33,68 @@ export function validationMessage(
   const rule = first.keyword === 'pattern' && described ? `must be ${described}` : first.message;
   if (field === '') return `The request ${context ?? ''} ${rule ?? 'is invalid'}`.replace(/\s+/g, ' ');
   return `The ${field} ${where} ${rule ?? 'is invalid'}`;
+}
+
+/** How deep a JSON body may nest. The contract's bodies need four levels at most. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * What a parsed JSON body must not hold, else undefined: nesting deeper than `MAX_JSON_DEPTH`
+ * (everything that walks the body later, down to the job's serialisation, would run out of stack)
+ * or a number `JSON.parse` could only read as Infinity (`1e400`), which no schema keyword refuses
+ * and `JSON.stringify` would turn into null. Walks with a stack of its own, so depth cannot hurt it.
+ */
+export function jsonBodyProblem(body: unknown): string | undefined {
+  const pending: [unknown, number][] = [[body, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next;
+    if (typeof value === 'number' && !Number.isFinite(value))
+      return 'the body holds a number too large to represent';
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) return `the body nests deeper than ${MAX_JSON_DEPTH} levels`;
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+/**
+ * A query string, path or headers validator that also refuses numbers that are not finite: Ajv's
+ * coercion reads `1e400` or `Infinity` as Infinity, and its `integer` check lets Infinity through.
+ * The failure names the field like every other validation failure.
+ */
+export function finiteNumbersOnly(validate: ValidateFunction) {
+  const checked = Object.assign(
+    (data: unknown, options?: Parameters<ValidateFunction>[1]): boolean => {
+      if (!validate(data, options)) {
+        checked.errors = (validate.errors ?? null) as FastifySchemaValidationError[] | null;
+        return false;
+      }
+      const field = nonFiniteField(data);
+      checked.errors =
+        field === undefined
+          ? null
+          : [
+              {
+                instancePath: `/${field}`,
+                schemaPath: '',
+                keyword: 'finite',
+                params: {},
+                message: 'must be a finite number',
+              },
+            ];
+      return field === undefined;
+    },
+    // Fastify lets Ajv coerce a part in place only when it can see the compiled schema.
+    { errors: null as FastifySchemaValidationError[] | null, schemaEnv: validate.schemaEnv },
+  );
+  return checked;
+}
+
+function nonFiniteField(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  for (const [field, value] of Object.entries(data)) {
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'number' && !Number.isFinite(v))) return field;
+  }
+  return undefined;
 }

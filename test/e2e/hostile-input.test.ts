@@ -1,0 +1,140 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH } from '../../apps/api/src/validation';
+import { expectBadRequest, expectError } from '../support/assert';
+import { connectWithSim } from '../support/common';
+import { simRequests } from '../support/sim';
+import { gw, startStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+let accountId: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  ({ accountId } = await connectWithSim(stack));
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Every call the sandbox has seen from creator_demo's session, all routes together. */
+const upstreamCalls = async () =>
+  Object.values(await simRequests(stack, 'creator_demo')).reduce((sum, n) => sum + n, 0);
+
+/** A request with a raw JSON text, which `gw` (JSON.stringify) cannot produce. */
+async function rawJson(method: string, path: string, text: string) {
+  const response = await fetch(`${stack.apiUrl}/api/fansly${path}`, {
+    method,
+    headers: { 'x-api-key': stack.keys.t1, 'content-type': 'application/json' },
+    body: text,
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** Bytes straight onto a socket, for requests fetch refuses to send; resolves with the whole answer. */
+function rawHttp(request: string): Promise<string> {
+  const { hostname, port } = new URL(stack.apiUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+function expectRequestId(body: any) {
+  expect(body.requestId).toMatch(/^req_[a-z0-9]+$/);
+}
+
+describe('bodies no schema keyword refuses', () => {
+  it(`refuses a body nested deeper than ${MAX_JSON_DEPTH} levels, in an unknown field too, and calls nothing`, async () => {
+    const before = await upstreamCalls();
+    const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const tooDeep = await rawJson('POST', `/${accountId}/lists/create`, `{"name":"deep","x":${deep(5000)}}`);
+    expectBadRequest(tooDeep, 'nests deeper than');
+    expectRequestId(tooDeep.body);
+    // The limit itself: the body object and 31 levels of objects below it are taken.
+    const atLimit = await rawJson(
+      'POST',
+      `/${accountId}/lists/create`,
+      `{"name":"at-limit","x":${deep(MAX_JSON_DEPTH - 1)}}`,
+    );
+    expect(atLimit.status).toBe(201);
+    const overLimit = await rawJson(
+      'POST',
+      `/${accountId}/lists/create`,
+      `{"name":"over-limit","x":${deep(MAX_JSON_DEPTH)}}`,
+    );
+    expectBadRequest(overLimit, 'nests deeper than');
+    expect(await upstreamCalls()).toBe(before + 1);
+  });
+
+  it('refuses a number JSON can only read as Infinity instead of sending it on as null', async () => {
+    const before = await upstreamCalls();
+    for (const field of ['scheduledFor', 'expiresAt']) {
+      const response = await rawJson('POST', `/${accountId}/posts`, `{"content":"x","${field}":1e400}`);
+      expectBadRequest(response, 'too large to represent');
+    }
+    expect(await upstreamCalls()).toBe(before);
+  });
+});
+
+describe('query strings coerced to numbers', () => {
+  it('refuses a query number that is not finite, naming the parameter', async () => {
+    const before = await upstreamCalls();
+    for (const [name, value] of [
+      ['after', '1e400'],
+      ['before', 'Infinity'],
+    ]) {
+      const response = await gw(stack, 'GET', `/${accountId}/earnings/transactions?${name}=${value}&limit=1`);
+      expectBadRequest(response, `The ${name} query parameter`, 'finite');
+    }
+    // Minus infinity is already below the minimum.
+    expectBadRequest(
+      await gw(stack, 'GET', `/${accountId}/earnings/transactions?after=-1e999&limit=1`),
+      'The after query parameter',
+    );
+    expect(await upstreamCalls()).toBe(before);
+    const fine = await gw(stack, 'GET', `/${accountId}/earnings/transactions?after=1700000000000&limit=1`);
+    expect(fine.status).toBe(200);
+  });
+});
+
+describe("the router's and the HTTP parser's refusals", () => {
+  it('answers a path parameter over 100 characters with 400 in the error shape, not echoing the path', async () => {
+    const long = 'a'.repeat(150);
+    for (const path of [`/${long}/me`, `/accounts/${long}`]) {
+      const response = await gw(stack, path.startsWith('/accounts') ? 'DELETE' : 'GET', path);
+      expectBadRequest(response, 'longer than 100 characters');
+      expectRequestId(response.body);
+      expect(JSON.stringify(response.body)).not.toContain(long);
+    }
+  });
+
+  it('answers broken percent-encoding with 400 in the error shape', async () => {
+    const response = await gw(stack, 'GET', `/${accountId}/lists/%ZZ`);
+    expectBadRequest(response, 'not a valid URL');
+    expectRequestId(response.body);
+  });
+
+  it('answers a header Node refuses, and headers too large, in the error shape', async () => {
+    const host = new URL(stack.apiUrl).host;
+    const control = await rawHttp(
+      `GET /api/fansly/${accountId}/me HTTP/1.1\r\nHost: ${host}\r\nx-api-key: a\u0001b\r\n\r\n`,
+    );
+    expect(control).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    const controlBody = JSON.parse(control.slice(control.indexOf('\r\n\r\n') + 4));
+    expect(controlBody).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'BAD_REQUEST' });
+    expectRequestId(controlBody);
+
+    const big = await fetch(`${stack.apiUrl}/api/fansly/${accountId}/me`, {
+      headers: { 'x-api-key': stack.keys.t1, 'x-filler': 'a'.repeat(20_000) },
+    });
+    const bigBody = { status: big.status, body: (await big.json()) as any };
+    expectError(bigBody, 431, 'HEADERS_TOO_LARGE', 'too large');
+    expect(bigBody.body.error).toBe('Request Header Fields Too Large');
+  });
+});
