@@ -144,6 +144,15 @@ describe('GET /{accountId}/chats/{chatId}/media-stats', () => {
     }
   });
 
+  it('rejects a malformed chat id with 400 naming it, before it takes the account’s media-stats slot', async () => {
+    const before = (await simRequests(stack, 'creator_demo'))['GET /api/v1/mediaoffers/location'] ?? 0;
+    for (const chatId of ['abc', '-1', '1e9', '12345678901234567890']) {
+      const response = await gw(stack, 'GET', `/${accountId}/chats/${chatId}/media-stats`);
+      expectBadRequest(response, 'chatId', 'digits');
+    }
+    expect((await simRequests(stack, 'creator_demo'))['GET /api/v1/mediaoffers/location'] ?? 0).toBe(before);
+  });
+
   it('rejects a malformed cursor with 400 naming it, before calling the platform', async () => {
     const before = (await simRequests(stack, 'creator_demo'))['GET /api/v1/mediaoffers/location'] ?? 0;
     for (const cursor of ['abc', '-5', '1e9']) {

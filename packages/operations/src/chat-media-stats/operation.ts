@@ -2,7 +2,7 @@ import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
 import { coerce, millsToCents, toLocations } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
-import { AccountParams, Nullable } from '../common/schemas';
+import { AccountParams, Nullable, PlatformId } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** Offer items per page. The contract sets no page size; one extra is fetched to see if more exist. */
@@ -154,7 +154,7 @@ export const chatMediaStats = defineOperation({
   schemas: {
     params: Type.Object({
       ...AccountParams.properties,
-      chatId: Type.String({ minLength: 1, maxLength: 64, description: 'id of the chat (group)' }),
+      chatId: PlatformId('the chat’s platform id (digits)'),
     }),
     querystring: Type.Object({
       cursor: Type.Optional(
