@@ -65,7 +65,9 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
   const message =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
-      : 'the path is not a valid URL';
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'the path is not a valid URL'
+        : 'bad request';
   void reply.status(400).send(errorBody(new GatewayError('BAD_REQUEST', message), request.id));
 }
 
