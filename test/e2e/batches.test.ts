@@ -7,7 +7,7 @@ import { gw, startStack, type TestStack } from '../support/stack';
 // Reads that their lanes let start at once travel together as one BullMQ job, a batch
 // (docs/scheduling.md, "Batches"); each request keeps its own id, answer and job status.
 let stack: TestStack;
-const creators: { username: string; accountId: string }[] = [];
+const creators: { username: string; accountId: string; platformAccountId: string }[] = [];
 const ATTEMPTS = 3;
 
 beforeAll(async () => {
@@ -22,7 +22,11 @@ beforeAll(async () => {
       body: { username, password, name: username, countryCode: 'US' },
     });
     expect(connected.status).toBe(201);
-    creators.push({ username, accountId: connected.body.data.account_id });
+    creators.push({
+      username,
+      accountId: connected.body.data.account_id,
+      platformAccountId: connected.body.data.data.response.accountId,
+    });
   }
 });
 afterEach(async () => {
@@ -169,7 +173,8 @@ describe('batches', () => {
     // A 429 served to another job of the account after these were admitted: the lane pauses.
     const [seconds] = await stack.redis.time();
     const pauseEnds = Number(seconds) * 1000 + 2_000;
-    await stack.redis.hset(`{${stack.prefix}:q}:lane:${paused.accountId}:state`, 'pause', pauseEnds);
+    const lane = `platform:${paused.platformAccountId}`;
+    await stack.redis.hset(`{${stack.prefix}:q}:lane:${lane}:state`, 'pause', pauseEnds);
     await stack.startWorker();
 
     const freeAnswers = await Promise.all([ids[1], ids[3]].map((id) => finished(id as string)));

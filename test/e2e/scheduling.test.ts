@@ -123,6 +123,67 @@ describe('media-stats gap', () => {
   });
 });
 
+describe('one platform account connected twice', () => {
+  it('holds both service accounts to one lane: concurrency and the media-stats gap', async () => {
+    // Tenant t2 connects the same platform account: a service account of its own, the same creator.
+    const twin = await connectAccount(stack, 'creator_demo', stack.keys.t2);
+    expect(twin).not.toBe(hot);
+    await resetObservations(stack);
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/account/me',
+      kind: 'latency',
+      ms: 100,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0
+          ? gw(stack, 'GET', `/${hot}/me`)
+          : gw(stack, 'GET', `/${twin}/me`, { key: stack.keys.t2 }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect((await observations(stack, hotPlatformId)).maxInFlight).toBe(2);
+    await clearFaults(stack);
+
+    const chats = account(stack, 'creator_demo').chatIds as string[];
+    const [mine, theirs] = await Promise.all([
+      gw(stack, 'GET', `/${hot}/chats/${chats[7]}/media-stats`, { headers: { prefer: 'respond-async' } }),
+      gw(stack, 'GET', `/${twin}/chats/${chats[7]}/media-stats`, {
+        key: stack.keys.t2,
+        headers: { prefer: 'respond-async' },
+      }),
+    ]);
+    // Each tenant's request is its own job (sharing stays within one service account).
+    expect(mine.body.data.jobId).not.toBe(theirs.body.data.jobId);
+    for (const [accepted, key] of [
+      [mine, stack.keys.t1],
+      [theirs, stack.keys.t2],
+    ] as const) {
+      const result = await finished(accepted.body.data.statusUrl, key);
+      expect(result.status).toBe(200);
+      expect(result.body.data.data.response.data.length).toBeGreaterThan(0);
+    }
+
+    // Disconnected and connected again: a new service account id, the same lane, the gap still counts.
+    expect((await gw(stack, 'DELETE', `/accounts/${twin}`, { key: stack.keys.t2 })).status).toBe(200);
+    const again = await connectAccount(stack, 'creator_demo', stack.keys.t2);
+    expect(again).not.toBe(twin);
+    const afterReconnect = await gw(stack, 'GET', `/${again}/chats/${chats[8]}/media-stats`, {
+      key: stack.keys.t2,
+      headers: { prefer: 'respond-async' },
+    });
+    const result = await finished(afterReconnect.body.data.statusUrl, stack.keys.t2);
+    expect(result.status).toBe(200);
+    expect(result.body.data.data.response.data.length).toBeGreaterThan(0);
+
+    const seen = await observations(stack, hotPlatformId);
+    expect(seen.requests['GET /api/v1/mediaoffers/location']).toBe(3);
+    expect(seen.minMediaOfferGapMs).toBeGreaterThanOrEqual(GAP_MS);
+    expect((await gw(stack, 'DELETE', `/accounts/${again}`, { key: stack.keys.t2 })).status).toBe(200);
+  });
+});
+
 describe('the platform’s 429', () => {
   it('pauses only the account it was served for, for Retry-After', async () => {
     await injectFault(stack, { account: 'creator_demo', kind: 'rateLimit', retryAfterSeconds: 2, count: 1 });

@@ -3,7 +3,7 @@ import type { AccountRecord } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiContext } from './context';
-import { type ConnectedAccounts, connectedKey } from './operation-routes';
+import { type ConnectedAccounts, connectedKey, laneOfAccount } from './operation-routes';
 
 const AccountSummary = Type.Object({
   accountId: Type.String({ description: 'service account id' }),
@@ -60,10 +60,9 @@ export function registerAccountRoutes(
       const { accountId } = request.params as { accountId: string };
       // Not trusted from here on, also when another process removed it first (404 below).
       connected.delete(connectedKey(request.tenantId, accountId));
-      if (!(await store.accounts.remove(request.tenantId, accountId))) {
-        throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
-      }
-      await queue.lanes.forget(accountId);
+      const removed = await store.accounts.remove(request.tenantId, accountId);
+      if (!removed) throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
+      await queue.lanes.forget(laneOfAccount(removed));
       return envelope({
         statusCode: 200,
         message: 'Account disconnected',

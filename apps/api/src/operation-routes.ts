@@ -10,8 +10,18 @@ import type { TtlCache } from './ttl-cache';
 
 type RequestParts = { params?: unknown; query?: unknown; body?: unknown };
 
+/** A service account and its lane (its platform account's: `JobPayload.lane`). */
+interface LanedAccount {
+  accountId: string;
+  lane: string;
+}
+
 /** Accounts this API process found connected, by `connectedKey`; `DELETE /accounts/{id}` drops one. */
-export type ConnectedAccounts = TtlCache<string>;
+export type ConnectedAccounts = TtlCache<LanedAccount>;
+
+/** Every service account connected to one platform account shares its lane. */
+export const laneOfAccount = (account: { accountId: string; platformAccountId: string }) =>
+  account.platformAccountId === '' ? account.accountId : `platform:${account.platformAccountId}`;
 
 export const connectedKey = (tenantId: string, accountId: string) => `${tenantId}\n${accountId}`;
 
@@ -44,14 +54,14 @@ export function registerOperationRoutes(
         const input = { params: request.params, query: request.query, body: request.body } as RequestParts;
         const reason = op.check?.(input as never);
         if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
-        const accountId = await resolveAccount(op, request, input, context, connected);
+        const account = await resolveAccount(op, request, input, context, connected);
         // Sealed input names its job (the cipher's context), so its id is chosen here; others get
         // theirs from the queue (a read may travel in a batch: `<batch>-<n>`).
         const jobId = op.sealInput ? newId('job') : undefined;
         const payload: JobPayload = {
           op: op.name,
           tenantId: request.tenantId,
-          ...(accountId === undefined ? {} : { accountId }),
+          ...(account === undefined ? {} : account),
           // Sealed with the job id as context: the blob opens only for this job.
           ...(jobId === undefined
             ? { input }
@@ -59,7 +69,11 @@ export function registerOperationRoutes(
           at: Date.now(),
           ...(op.write ? { write: true } : {}),
           ...(op.gapped ? { gapped: true } : {}),
-          ...(op.dedupe ? { dedupe: sha256(`${op.name}\n${op.dedupe(input as never)}`) } : {}),
+          // Shared within one service account only: the lane (and so the dedupe key's scope) may be
+          // shared by other tenants' accounts.
+          ...(op.dedupe
+            ? { dedupe: sha256(`${op.name}\n${account?.accountId ?? ''}\n${op.dedupe(input as never)}`) }
+            : {}),
         };
         const wait = waitBudgetMs(parsePrefer(request.headers.prefer), context.config.SYNC_WAIT_MS);
         const answered = await context.queue.submit(payload, wait, jobId);
@@ -82,7 +96,7 @@ async function resolveAccount(
   input: RequestParts,
   { store }: ApiContext,
   connected: ConnectedAccounts,
-): Promise<string | undefined> {
+): Promise<LanedAccount | undefined> {
   if (op.session === 'none') return undefined;
   const named =
     op.session === 'path'
@@ -97,11 +111,12 @@ async function resolveAccount(
     if (account.status === 'reauth_required') {
       throw new GatewayError('REAUTH_REQUIRED', `account ${named} needs a new login: connect it again`);
     }
-    connected.set(cacheKey, account.accountId);
-    return account.accountId;
+    const laned = { accountId: account.accountId, lane: laneOfAccount(account) };
+    connected.set(cacheKey, laned);
+    return laned;
   }
   const usable = await store.accounts.firstConnected(request.tenantId);
   if (!usable)
     throw new GatewayError('ACCOUNT_REQUIRED', 'this lookup needs a connected account: call /connect first');
-  return usable.accountId;
+  return { accountId: usable.accountId, lane: laneOfAccount(usable) };
 }

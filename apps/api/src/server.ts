@@ -10,7 +10,7 @@ import { registerBoard } from './board';
 import type { ApiContext } from './context';
 import { clientError, frameworkError, installErrorHandling, MAX_PARAM_LENGTH, newRequestId } from './errors';
 import { registerJobRoutes } from './job-routes';
-import { registerOperationRoutes } from './operation-routes';
+import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
 import { finiteNumbersOnly, jsonBodyProblem } from './validation';
 
@@ -98,7 +98,7 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
 
   await registerBoard(app, context);
 
-  const connected = new TtlCache<string>(context.config.ACCOUNT_CACHE_MS);
+  const connected: ConnectedAccounts = new TtlCache(context.config.ACCOUNT_CACHE_MS);
   await app.register(
     async (api) => {
       installApiKeyAuth(api, context);

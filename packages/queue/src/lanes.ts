@@ -204,8 +204,9 @@ export class AccountLanes {
   }
 
   /**
-   * The account was disconnected: its lane's keys go, or, while jobs of it are unfinished (as when a
-   * job finds its account gone), its state is set to expire.
+   * A service account was disconnected: its lane's empty keys go, once no job of the lane is
+   * unfinished. The lane's state stays: the lane is its platform account's, which other service
+   * accounts may share or connect to again (forget.lua).
    */
   async forget(lane: string): Promise<void> {
     await this.call('forget', [lane], [lane]);

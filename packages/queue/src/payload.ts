@@ -6,8 +6,14 @@
 export interface JobPayload {
   op: string;
   tenantId: string;
-  /** The account whose lane schedules the job (absent: no platform session, no lane). */
+  /** The service account whose session runs the job (absent: no platform session, no lane). */
   accountId?: string;
+  /**
+   * The lane that schedules the job: its platform account's, which every service account connected
+   * to that platform account shares (two tenants, or a disconnect and connect again), so the platform
+   * account sees one set of limits. Jobs queued without it use `accountId`'s.
+   */
+  lane?: string;
   /** The validated request input, minus anything secret. */
   input: unknown;
   sealed?: string;
@@ -53,4 +59,9 @@ export const batchItemId = (batchId: string, n: number) => `${batchId}-${n}`;
 export function parseBatchItemId(id: string): { batchId: string; n: number } | undefined {
   const match = /^(.+)-(\d{1,4})$/.exec(id);
   return match ? { batchId: match[1] as string, n: Number(match[2]) } : undefined;
+}
+
+/** The lane of a job's request: its platform account's, or its service account's (see `lane`). */
+export function laneOf(payload: JobPayload): string | undefined {
+  return payload.accountId === undefined ? undefined : (payload.lane ?? payload.accountId);
 }

@@ -8,6 +8,7 @@ import {
   batchItemId,
   isBatch,
   type JobPayload,
+  laneOf,
   parseBatchItemId,
   type QueuedData,
   type StoredOutcome,
@@ -225,7 +226,7 @@ export class OperationsQueue {
     try {
       admitted = await this.lanes.admit(
         laned.map((m) => ({
-          lane: m.payload.accountId as string,
+          lane: laneOf(m.payload) as string,
           jobId: m.jobId,
           gapped: m.payload.gapped === true,
           ...(m.payload.dedupe === undefined ? {} : { dedupeKey: m.payload.dedupe }),
@@ -254,7 +255,7 @@ export class OperationsQueue {
         shares.push({ member: m, jobId: a.jobId });
       } else {
         if (a.delayMs === 0 && m.n !== undefined) batch.push(m);
-        if (a.delayMs === undefined) parkedLanes.add(m.payload.accountId as string);
+        if (a.delayMs === undefined) parkedLanes.add(laneOf(m.payload) as string);
         accepted.push({ member: m, delayMs: a.delayMs ?? PARK_MS });
       }
     }
@@ -312,7 +313,7 @@ export class OperationsQueue {
   private async withdraw(members: Member[], batchId: string | undefined): Promise<void> {
     const batchAdded = batchId !== undefined && (await this.queue.getJob(batchId).catch(() => true));
     for (const m of members) {
-      const lane = m.payload.accountId;
+      const lane = laneOf(m.payload);
       if (lane === undefined || (m.n !== undefined && batchAdded)) continue;
       if (await this.queue.getJob(m.jobId).catch(() => true)) continue;
       await this.wake(await this.lanes.withdraw(lane, m.jobId, m.payload.dedupe).catch(() => []));

@@ -11,6 +11,7 @@ import {
   type ItemOutcome,
   isBatch,
   type JobPayload,
+  laneOf,
   type QueuedData,
   type StoredOutcome,
 } from './payload';
@@ -198,7 +199,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   async function runJob(job: Job<JobPayload>, token: string | undefined): Promise<StoredOutcome> {
     const jobId = job.id ?? '';
     const attemptToken = token ?? `${jobId}:${job.attemptsStarted}`;
-    const lane = job.data.accountId;
+    const lane = laneOf(job.data);
     const gapped = job.data.gapped === true;
     const gate =
       lane === undefined
@@ -269,10 +270,10 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   async function runBatch(job: Job<BatchPayload>): Promise<BatchOutcome> {
     const batchId = job.id ?? '';
     const items: ({ n: number; id: string; lane: string; payload: JobPayload } | null)[] = job.data.batch.map(
-      (payload, n) =>
-        payload?.accountId === undefined
-          ? null
-          : { n, id: batchItemId(batchId, n), lane: payload.accountId, payload },
+      (payload, n) => {
+        const lane = payload ? laneOf(payload) : undefined;
+        return payload && lane !== undefined ? { n, id: batchItemId(batchId, n), lane, payload } : null;
+      },
     );
     const outcomes: (ItemOutcome | null)[] = job.data.batch.map(() => null);
     let todo = items.filter((item) => item !== null);

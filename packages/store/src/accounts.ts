@@ -169,17 +169,17 @@ export class AccountStore {
     );
   }
 
-  /** Disconnects: the record, its sealed credentials and session are destroyed. */
-  async remove(tenantId: string, accountId: string): Promise<boolean> {
+  /** Disconnects: the record, its sealed credentials and session are destroyed. Returns the record. */
+  async remove(tenantId: string, accountId: string): Promise<AccountRecord | null> {
     const record = await this.get(tenantId, accountId);
-    if (!record) return false;
+    if (!record) return null;
     await this.redis
       .multi()
       .del(this.keys.account(tenantId, accountId))
       .zrem(this.keys.tenantAccounts(tenantId), accountId)
       .hdel(this.keys.tenantByPlatformId(tenantId), record.platformAccountId)
       .exec();
-    return true;
+    return record;
   }
 
   /** Returns the token to hand the caller (its hash names the key; the record itself is sealed). */
