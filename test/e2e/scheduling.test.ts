@@ -238,10 +238,27 @@ describe('writes are never sent twice', () => {
     const answer = await gw(stack, 'POST', `/${hot}/lists/create`, { body: { name: 'reset after apply' } });
     expect(answer.status).toBe(502);
     expect(answer.body.code).toBe('UPSTREAM_OUTCOME_UNKNOWN');
-    expect(answer.body.message).toMatch(/may or may not have applied/);
+    expect(answer.body.message).toMatch(/may or may not have applied .*connection failed after it was sent/);
     const seen = await observations(stack, hotPlatformId);
     expect(seen.requests['POST /api/v1/lists']).toBe(1);
     expect(seen.duplicates).toEqual([]);
+  });
+
+  it('reports a 502 answer to a write as outcome unknown, naming the answer, without a retry', async () => {
+    await resetObservations(stack);
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/lists',
+      method: 'POST',
+      kind: 'error',
+      status: 502,
+      count: 1,
+    });
+    const answer = await gw(stack, 'POST', `/${hot}/lists/create`, { body: { name: 'after a 502' } });
+    expect(answer.status).toBe(502);
+    expect(answer.body.code).toBe('UPSTREAM_OUTCOME_UNKNOWN');
+    expect(answer.body.message).toMatch(/platform answered 502, which does not say whether it was/);
+    expect((await observations(stack, hotPlatformId)).requests['POST /api/v1/lists']).toBe(1);
   });
 
   it('retries a write the platform refused before applying (503)', async () => {

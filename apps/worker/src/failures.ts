@@ -24,9 +24,13 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
     return new RetryableError(new GatewayError('UPSTREAM_UNAVAILABLE', message, wait), delayMs, pauseAccount);
   }
   if (error.retry === 'outcome_unknown') {
+    const why =
+      error.status === undefined
+        ? 'the connection failed after it was sent'
+        : `the platform answered ${error.status}, which does not say whether it was`;
     return new GatewayError(
       'UPSTREAM_OUTCOME_UNKNOWN',
-      'the platform may or may not have applied this write (the connection failed after it was sent); check before repeating it',
+      `the platform may or may not have applied this write (${why}); check before repeating it`,
     );
   }
   switch (error.kind) {
