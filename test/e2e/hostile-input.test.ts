@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../apps/api/src/validation';
 import { expectBadRequest, expectError } from '../support/assert';
 import { connectWithSim } from '../support/common';
+import { eventually } from '../support/processes';
 import { simRequests } from '../support/sim';
 import { gw, startStack, type TestStack } from '../support/stack';
 
@@ -79,6 +80,29 @@ describe('bodies no schema keyword refuses', () => {
       expectBadRequest(response, 'too large to represent');
     }
     expect(await upstreamCalls()).toBe(before);
+  });
+});
+
+describe('unknown body fields', () => {
+  it('are dropped before the input is queued, so job data stays small whatever the body carries', async () => {
+    const accepted = await gw(stack, 'POST', `/${accountId}/lists/create`, {
+      body: { name: 'with junk', junk: 'x'.repeat(200_000), nested: { more: 'y'.repeat(100_000) } },
+      headers: { prefer: 'respond-async' },
+    });
+    expect(accepted.status).toBe(202);
+    const jobKey = `{${stack.prefix}:q}:operations:${accepted.body.data.jobId}`;
+    const data = await stack.redis.hget(jobKey, 'data');
+    expect(data).not.toBeNull();
+    expect((data as string).length).toBeLessThan(2_000);
+    // Let the list be created before the next test counts the platform's calls.
+    await eventually(
+      async () => {
+        const status = await fetch(accepted.body.data.statusUrl, { headers: { 'x-api-key': stack.keys.t1 } });
+        return status.status === 202 ? undefined : status.status;
+      },
+      10_000,
+      'the list created',
+    );
   });
 });
 

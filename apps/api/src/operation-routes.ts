@@ -3,6 +3,7 @@ import { allOperations, type OperationDef, type OperationSchemas } from '@cg/ope
 import type { JobPayload } from '@cg/queue';
 import { newId, sha256 } from '@cg/store';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Value } from 'typebox/value';
 import { sendResult } from './answers';
 import type { ApiContext } from './context';
 import { parsePrefer, waitBudgetMs } from './prefer';
@@ -51,7 +52,13 @@ export function registerOperationRoutes(
         },
       },
       handler: async (request, reply) => {
-        const input = { params: request.params, query: request.query, body: request.body } as RequestParts;
+        // Fields the operation does not know are dropped before the input is queued: job data holds
+        // only what the operation reads, however large a body the caller sent (up to the body limit).
+        const body =
+          op.schemas.body && request.body !== undefined
+            ? Value.Clean(op.schemas.body, request.body)
+            : request.body;
+        const input = { params: request.params, query: request.query, body } as RequestParts;
         const reason = op.check?.(input as never);
         if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
         const account = await resolveAccount(op, request, input, context, connected);
