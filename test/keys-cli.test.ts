@@ -55,5 +55,15 @@ describe('pnpm keys', () => {
   it('refuses misuse with exit code 2', async () => {
     await expect(cli('create')).rejects.toMatchObject({ code: 2 });
     await expect(cli('frobnicate')).rejects.toMatchObject({ code: 2 });
+    // Options parseArgs refuses: a usage line and 2, not a stack trace.
+    for (const args of [
+      ['create', '--tenant'],
+      ['list', '--nope'],
+    ]) {
+      const failure = await cli(...args).catch((error: { code: number; stderr: string }) => error);
+      expect(failure).toMatchObject({ code: 2 });
+      expect((failure as { stderr: string }).stderr).toContain('usage: pnpm keys');
+      expect((failure as { stderr: string }).stderr).not.toContain('    at ');
+    }
   });
 });

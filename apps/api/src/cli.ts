@@ -10,11 +10,14 @@ const USAGE = `usage: pnpm keys <command>
 
 /** API key management. Writes results to stdout, problems to stderr; exit code 2 on misuse. */
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { tenant: { type: 'string' }, label: { type: 'string' } },
-  });
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(argv);
+  } catch (error) {
+    // An unknown option, or an option without its value.
+    return usage((error as Error).message);
+  }
+  const { positionals, values } = parsed;
   const [command, arg] = positionals;
   const config = loadGatewayConfig(process.env);
   const logger = createLogger({ level: 'warn', name: 'keys' });
@@ -58,6 +61,14 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     redis.disconnect();
   }
+}
+
+function parseOptions(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { tenant: { type: 'string' }, label: { type: 'string' } },
+  });
 }
 
 function usage(problem: string): number {

@@ -36,6 +36,8 @@ function validators() {
   return { body: make(false), other: make('array') };
 }
 
+const HEALTH_TIMEOUT_MS = 1_000;
+
 export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: context.logger.child({ module: 'api' }) as FastifyBaseLogger,
@@ -87,10 +89,15 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    const redis = await context.redis.ping().then(
-      () => 'ok',
-      () => 'down',
-    );
+    // Commands wait for Redis while it is away (they are retried when it is back), so the check
+    // gives up after a second: a health check must answer.
+    const redis = await Promise.race([
+      context.redis.ping().then(
+        () => 'ok',
+        () => 'down',
+      ),
+      new Promise<'down'>((resolve) => setTimeout(resolve, HEALTH_TIMEOUT_MS, 'down').unref()),
+    ]);
     return reply
       .status(redis === 'ok' ? 200 : 503)
       .send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });

@@ -19,8 +19,12 @@ export function parseEnv<T extends TObject>(schema: T, env: Record<string, strin
   if (!Value.Check(schema, value)) {
     const [first] = Value.Errors(schema, value);
     const path = first?.instancePath.replace(/^\//, '') ?? '';
-    const variable = path === '' ? missingRequired(schema, picked) : path;
-    throw new ConfigError(`invalid environment variable ${variable}: ${first?.message ?? 'invalid'}`);
+    if (path === '') throw new ConfigError(`missing environment variable ${missingRequired(schema, picked)}`);
+    const choices = (schema.properties[path] as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf
+      ?.map((option) => option.const)
+      .filter((choice) => choice !== undefined);
+    const reason = choices?.length ? `must be one of ${choices.join(', ')}` : (first?.message ?? 'invalid');
+    throw new ConfigError(`invalid environment variable ${path}: ${reason}`);
   }
   return value as Static<T>;
 }
@@ -33,3 +37,15 @@ function missingRequired(schema: TObject, picked: Record<string, unknown>): stri
 /** A positive integer variable with a default; `what` documents the unit in the schema. */
 export const Int = (defaultValue: number, description: string, minimum = 0) =>
   Type.Integer({ default: defaultValue, minimum, description });
+
+/**
+ * What a process should print before exiting when it cannot start with its environment: one line
+ * naming the setting, not a stack trace. Undefined for any other failure (rethrow it).
+ */
+export function startupProblem(error: unknown): string | undefined {
+  if (error instanceof ConfigError) return error.message;
+  // The keyring's own error (`@cg/secrets`): its setting is ENCRYPTION_KEY. Never carries the key.
+  if (error instanceof Error && error.name === 'SecretsError')
+    return `invalid environment variable ENCRYPTION_KEY: ${error.message}`;
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseEnv } from './env';
+import { ConfigError, parseEnv, startupProblem } from './env';
 import { loadGatewayConfig } from './gateway';
 
 describe('parseEnv', () => {
@@ -15,6 +15,29 @@ describe('parseEnv', () => {
     expect(() => parseEnv(schema, { PORT: 'eighty', KEY: 'k' })).toThrow(/PORT/);
     expect(() => parseEnv(schema, { PORT: '1' })).toThrow(ConfigError);
     expect(() => parseEnv(schema, { PORT: '1' })).toThrow(/KEY/);
+  });
+
+  it('says which variable is missing, and lists the choices of one that has them', () => {
+    expect(() => loadGatewayConfig({})).toThrow('missing environment variable ENCRYPTION_KEY');
+    expect(() => loadGatewayConfig({ ENCRYPTION_KEY: 'x', LOG_LEVEL: 'loud' })).toThrow(
+      'invalid environment variable LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    );
+    expect(() => loadGatewayConfig({ ENCRYPTION_KEY: 'x', PORT: '70000' })).toThrow(
+      'invalid environment variable PORT: must be <= 65535',
+    );
+  });
+
+  it('turns a bad setting into one line for the process to print, and nothing else', () => {
+    expect(startupProblem(new ConfigError('invalid environment variable PORT: x'))).toBe(
+      'invalid environment variable PORT: x',
+    );
+    const keyring = Object.assign(new Error('encryption key k1 must be 32 bytes of base64'), {
+      name: 'SecretsError',
+    });
+    expect(startupProblem(keyring)).toBe(
+      'invalid environment variable ENCRYPTION_KEY: encryption key k1 must be 32 bytes of base64',
+    );
+    expect(startupProblem(new Error('connect ECONNREFUSED'))).toBeUndefined();
   });
 
   it('gives the gateway its documented defaults', () => {

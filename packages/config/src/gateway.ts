@@ -7,9 +7,12 @@ import { Int, parseEnv } from './env';
  */
 export const GatewayEnv = Type.Object({
   NODE_ENV: Type.String({ default: 'development' }),
-  LOG_LEVEL: Type.String({ default: 'info', description: 'pino level' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'pino level' },
+  ),
   HOST: Type.String({ default: '127.0.0.1', description: 'API bind address' }),
-  PORT: Int(3000, 'API port'),
+  PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65_535, description: 'API port' }),
   PUBLIC_URL: Type.Optional(
     Type.String({ description: 'base URL used in job status links; default from the request' }),
   ),

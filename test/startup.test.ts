@@ -1,0 +1,118 @@
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { generateKey } from '@cg/secrets';
+import { connectRedis, randomId } from '@cg/store';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from './support/processes';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..');
+const started: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const child of started) child.kill('SIGKILL');
+});
+
+const baseEnv = () => ({
+  ...process.env,
+  REDIS_URL: inject('redisUrl'),
+  REDIS_PREFIX: `cgt-${randomId(8)}`,
+  ENCRYPTION_KEY: generateKey(),
+  LOG_LEVEL: 'warn',
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+describe('a process started with a bad setting', () => {
+  for (const app of ['api', 'worker']) {
+    it(`${app}: prints one line naming the setting and exits 1, without the key`, async () => {
+      const env = baseEnv();
+      for (const [name, value, words] of [
+        ['SYNC_WAIT_MS', '-5', 'invalid environment variable SYNC_WAIT_MS: must be >= 0'],
+        ['LOG_LEVEL', 'loud', 'invalid environment variable LOG_LEVEL: must be one of'],
+        ['ENCRYPTION_KEY', 'c2hvcnQ=', 'invalid environment variable ENCRYPTION_KEY'],
+      ] as const) {
+        const failure = await run(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`], {
+          cwd: root,
+          env: { ...env, [name]: value },
+          timeout: 30_000,
+        }).catch((error: { code: number; stderr: string }) => error);
+        expect(failure).toMatchObject({ code: 1 });
+        const stderr = (failure as { stderr: string }).stderr.trim();
+        expect(stderr.split('\n')).toHaveLength(1);
+        expect(stderr).toContain(`${app}: ${words}`);
+        expect(stderr).not.toContain('c2hvcnQ=');
+      }
+    });
+  }
+});
+
+// A Redis of this test's own, which it can stop; only where redis-server is installed.
+const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+
+describe.skipIf(!hasRedisServer)('/healthz while Redis is away', () => {
+  it('answers 503 degraded within seconds, and 200 again once Redis is back', async () => {
+    const redisPort = await freePort();
+    const startRedis = () => {
+      const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
+      started.push(redis);
+      return redis;
+    };
+    startRedis();
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    await eventually(
+      async () => {
+        const client = connectRedis(redisUrl, { maxRetriesPerRequest: 1 });
+        client.on('error', () => undefined);
+        try {
+          return (await client.ping()) === 'PONG' ? true : undefined;
+        } catch {
+          return undefined;
+        } finally {
+          client.disconnect();
+        }
+      },
+      10_000,
+      'redis-server up',
+    );
+    const port = await freePort();
+    const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+      cwd: root,
+      env: { ...baseEnv(), REDIS_URL: redisUrl, PORT: String(port) },
+      stdio: 'ignore',
+    });
+    started.push(api);
+    const health = async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
+        signal: AbortSignal.timeout(5_000),
+      });
+      return { status: response.status, body: await response.json() };
+    };
+    await eventually(() => health().catch(() => undefined), 30_000, 'the API up');
+
+    spawnSync('redis-cli', ['-p', String(redisPort), 'shutdown', 'nosave']);
+    const asked = Date.now();
+    expect(await health()).toEqual({ status: 503, body: { status: 'degraded', redis: 'down' } });
+    expect(Date.now() - asked).toBeLessThan(3_000);
+
+    startRedis();
+    await eventually(
+      async () => {
+        const answer = await health().catch(() => undefined);
+        return answer?.status === 200 ? answer : undefined;
+      },
+      20_000,
+      'healthy again',
+    );
+  });
+});
