@@ -58,16 +58,55 @@ describe('a process started with a bad setting', () => {
 // A Redis of this test's own, which it can stop; only where redis-server is installed.
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
+function startRedisOn(port: number): ChildProcess {
+  const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  started.push(redis);
+  return redis;
+}
+
+describe.skipIf(!hasRedisServer)('a process started before its Redis', () => {
+  for (const app of ['api', 'worker']) {
+    it(`${app}: says so in one line, keeps trying, and starts once Redis is up`, async () => {
+      const [redisPort, port] = [await freePort(), await freePort()];
+      const child = spawn(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`], {
+        cwd: root,
+        env: {
+          ...baseEnv(),
+          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          PORT: String(port),
+          LOG_LEVEL: 'info',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      started.push(child);
+      let output = '';
+      for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk) => (output += chunk));
+      await eventually(
+        async () => (output.includes('cannot be reached') ? true : undefined),
+        20_000,
+        'the line',
+      );
+      await new Promise((done) => setTimeout(done, 2_000));
+      expect(output.match(/cannot be reached; retrying/g)).toHaveLength(1);
+      expect(output).not.toContain('Unhandled error event');
+      expect(output).not.toContain('worker error');
+      expect(child.exitCode).toBeNull();
+
+      startRedisOn(redisPort);
+      const ready = app === 'api' ? 'listening' : 'worker started';
+      await eventually(async () => (output.includes(ready) ? true : undefined), 30_000, `${app} started`);
+      expect(output).toContain('is reachable again');
+      child.kill('SIGTERM');
+    });
+  }
+});
+
 describe.skipIf(!hasRedisServer)('/healthz while Redis is away', () => {
   it('answers 503 degraded within seconds, and 200 again once Redis is back', async () => {
     const redisPort = await freePort();
-    const startRedis = () => {
-      const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
-        stdio: 'ignore',
-      });
-      started.push(redis);
-      return redis;
-    };
+    const startRedis = () => startRedisOn(redisPort);
     startRedis();
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
     await eventually(

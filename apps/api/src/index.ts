@@ -2,7 +2,7 @@ import { type GatewayConfig, type Logger, laneSettings } from '@cg/config';
 import { assertRegistry } from '@cg/operations';
 import { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
-import { connectRedis, createStore, newId } from '@cg/store';
+import { connectRedis, createStore, newId, watchRedis } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './server';
 
@@ -12,6 +12,7 @@ export { buildApi } from './server';
 export async function createApi(config: GatewayConfig, logger: Logger): Promise<FastifyInstance> {
   assertRegistry();
   const redis = connectRedis(config.REDIS_URL);
+  watchRedis(redis, logger);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
   const store = createStore(redis, config.REDIS_PREFIX, keyring);
   if (config.GATEWAY_BOOTSTRAP_API_KEY !== undefined) {

@@ -3,7 +3,7 @@ import { assertRegistry } from '@cg/operations';
 import { PlatformClient } from '@cg/platform-client';
 import { startWorker } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
-import { connectRedis, createStore } from '@cg/store';
+import { connectRedis, createStore, watchRedis } from '@cg/store';
 import { createProcessor } from './processor';
 
 export interface GatewayWorker {
@@ -15,6 +15,7 @@ export interface GatewayWorker {
 export async function createGatewayWorker(config: GatewayConfig, logger: Logger): Promise<GatewayWorker> {
   assertRegistry();
   const redis = connectRedis(config.REDIS_URL);
+  watchRedis(redis, logger);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
   const store = createStore(redis, config.REDIS_PREFIX, keyring);
   const client = new PlatformClient({
@@ -39,7 +40,11 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
   worker.on('failed', (job, error) =>
     log.info({ jobId: job?.id, op: job?.name, reason: error.message }, 'job failed'),
   );
-  worker.on('error', (error) => log.error({ err: error }, 'worker error'));
+  worker.on('error', (error) => {
+    // A socket's failure (Redis away: one per reconnect attempt) is reported once by `watchRedis`.
+    if ((error as NodeJS.ErrnoException).syscall !== undefined) return;
+    log.error({ err: error }, 'worker error');
+  });
   await worker.waitUntilReady();
   return {
     start: () => {

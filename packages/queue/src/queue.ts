@@ -102,11 +102,11 @@ export class OperationsQueue {
     this.lanes = new AccountLanes(options.redis, jobKeyPrefix(options.prefix), options.lanes);
     // One event reader per process, whatever the number of waiting requests: results are dispatched
     // to in-process waiters by job id instead of one Redis subscription per request.
-    this.events = new QueueEvents(OPERATIONS_QUEUE, {
-      connection: options.redis.duplicate(),
-      prefix,
-      autorun: true,
-    });
+    const eventsConnection = options.redis.duplicate();
+    // While Redis is away every reconnect attempt errs; the process's own connection reports it once
+    // (`watchRedis`), so these are not reported again.
+    eventsConnection.on('error', () => undefined);
+    this.events = new QueueEvents(OPERATIONS_QUEUE, { connection: eventsConnection, prefix, autorun: true });
     this.events.on('completed', ({ jobId, returnvalue }) => {
       const value = returnvalue as unknown as StoredOutcome | BatchOutcome;
       if ('items' in value) this.settleItems(jobId, value);

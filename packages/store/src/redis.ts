@@ -7,4 +7,31 @@ import { Redis, type RedisOptions } from 'ioredis';
 export function connectRedis(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...options });
 }
+
+/**
+ * Reports a connection's reachability once per change instead of an error per reconnect attempt:
+ * one warning when Redis cannot be reached (the process keeps retrying, as an orchestrator that
+ * starts Redis later expects), one line when it is back. Names only host and port, never the URL,
+ * which may hold a password.
+ */
+export function watchRedis(
+  redis: Redis,
+  logger: {
+    warn: (fields: object, message: string) => void;
+    info: (fields: object, message: string) => void;
+  },
+): void {
+  const where = `${redis.options.host ?? '?'}:${redis.options.port ?? '?'}`;
+  let down = false;
+  redis.on('error', (error: NodeJS.ErrnoException) => {
+    if (down) return;
+    down = true;
+    logger.warn({ redis: where, code: error.code }, `Redis at ${where} cannot be reached; retrying`);
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info({ redis: where }, `Redis at ${where} is reachable again`);
+  });
+}
 export type { Redis } from 'ioredis';
