@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { laneOfAccount } from '../../apps/api/src/operation-routes';
 import { expectError } from '../support/assert';
 import { crashWorkerOnceAt, eventually } from '../support/processes';
 import { clearFaults, injectFault, resetObservations, simRequests } from '../support/sim';
@@ -173,7 +174,7 @@ describe('batches', () => {
     // A 429 served to another job of the account after these were admitted: the lane pauses.
     const [seconds] = await stack.redis.time();
     const pauseEnds = Number(seconds) * 1000 + 2_000;
-    const lane = `platform:${paused.platformAccountId}`;
+    const lane = laneOfAccount(paused);
     await stack.redis.hset(`{${stack.prefix}:q}:lane:${lane}:state`, 'pause', pauseEnds);
     await stack.startWorker();
 

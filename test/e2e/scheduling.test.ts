@@ -226,52 +226,42 @@ describe('the platform’s 429', () => {
 });
 
 describe('writes are never sent twice', () => {
-  it('reports a reset after the write was applied as outcome unknown, without a retry', async () => {
+  /** One list create answered with `fault` (POST /api/v1/lists, once), after a fresh observation. */
+  async function createListWith(fault: Record<string, unknown>, name: string) {
     await resetObservations(stack);
     await injectFault(stack, {
       account: 'creator_demo',
       path: '/api/v1/lists',
       method: 'POST',
-      kind: 'resetAfterApply',
       count: 1,
+      ...fault,
     });
-    const answer = await gw(stack, 'POST', `/${hot}/lists/create`, { body: { name: 'reset after apply' } });
+    return gw(stack, 'POST', `/${hot}/lists/create`, { body: { name } });
+  }
+
+  it.each([
+    {
+      what: 'a reset after the write was applied',
+      fault: { kind: 'resetAfterApply' },
+      says: /may or may not have applied .*connection failed after it was sent/,
+    },
+    {
+      what: 'a 502 answer, naming the answer',
+      fault: { kind: 'error', status: 502 },
+      says: /platform answered 502, which does not say whether it was/,
+    },
+  ])('reports $what as outcome unknown, without a retry', async ({ fault, says }) => {
+    const answer = await createListWith(fault, `outcome unknown: ${fault.kind}`);
     expect(answer.status).toBe(502);
     expect(answer.body.code).toBe('UPSTREAM_OUTCOME_UNKNOWN');
-    expect(answer.body.message).toMatch(/may or may not have applied .*connection failed after it was sent/);
+    expect(answer.body.message).toMatch(says);
     const seen = await observations(stack, hotPlatformId);
     expect(seen.requests['POST /api/v1/lists']).toBe(1);
     expect(seen.duplicates).toEqual([]);
   });
 
-  it('reports a 502 answer to a write as outcome unknown, naming the answer, without a retry', async () => {
-    await resetObservations(stack);
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/lists',
-      method: 'POST',
-      kind: 'error',
-      status: 502,
-      count: 1,
-    });
-    const answer = await gw(stack, 'POST', `/${hot}/lists/create`, { body: { name: 'after a 502' } });
-    expect(answer.status).toBe(502);
-    expect(answer.body.code).toBe('UPSTREAM_OUTCOME_UNKNOWN');
-    expect(answer.body.message).toMatch(/platform answered 502, which does not say whether it was/);
-    expect((await observations(stack, hotPlatformId)).requests['POST /api/v1/lists']).toBe(1);
-  });
-
   it('retries a write the platform refused before applying (503)', async () => {
-    await resetObservations(stack);
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/lists',
-      method: 'POST',
-      kind: 'error',
-      status: 503,
-      count: 1,
-    });
-    const answer = await gw(stack, 'POST', `/${hot}/lists/create`, { body: { name: 'after a 503' } });
+    const answer = await createListWith({ kind: 'error', status: 503 }, 'after a 503');
     expect(answer.status).toBe(201);
     expect((await observations(stack, hotPlatformId)).requests['POST /api/v1/lists']).toBe(2);
   });

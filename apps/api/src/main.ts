@@ -1,19 +1,12 @@
-import { createLogger, loadGatewayConfig, startupProblem } from '@cg/config';
+import { createLogger, loadGatewayConfig, startOrExit } from '@cg/config';
 import { createApi } from './index';
 
-async function start() {
+const { app, logger } = await startOrExit('api', async () => {
   const config = loadGatewayConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'api' });
   const app = await createApi(config, logger);
   await app.listen({ port: config.PORT, host: config.HOST });
   return { app, logger };
-}
-
-const { app, logger } = await start().catch((error: unknown) => {
-  const problem = startupProblem(error);
-  if (problem === undefined) throw error;
-  process.stderr.write(`api: ${problem}\n`);
-  process.exit(1);
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

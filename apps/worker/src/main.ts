@@ -1,17 +1,10 @@
-import { createLogger, loadGatewayConfig, startupProblem } from '@cg/config';
+import { createLogger, loadGatewayConfig, startOrExit } from '@cg/config';
 import { createGatewayWorker } from './index';
 
-async function start() {
+const { worker, logger } = await startOrExit('worker', async () => {
   const config = loadGatewayConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
   return { worker: await createGatewayWorker(config, logger), logger };
-}
-
-const { worker, logger } = await start().catch((error: unknown) => {
-  const problem = startupProblem(error);
-  if (problem === undefined) throw error;
-  process.stderr.write(`worker: ${problem}\n`);
-  process.exit(1);
 });
 worker.start();
 logger.info('worker started');

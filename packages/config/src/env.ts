@@ -35,8 +35,13 @@ function missingRequired(schema: TObject, picked: Record<string, unknown>): stri
 }
 
 /** A positive integer variable with a default; `what` documents the unit in the schema. */
-export const Int = (defaultValue: number, description: string, minimum = 0) =>
-  Type.Integer({ default: defaultValue, minimum, description });
+export const Int = (defaultValue: number, description: string, minimum = 0, maximum?: number) =>
+  Type.Integer({
+    default: defaultValue,
+    minimum,
+    ...(maximum === undefined ? {} : { maximum }),
+    description,
+  });
 
 /**
  * What a process should print before exiting when it cannot start with its environment: one line
@@ -48,4 +53,19 @@ export function startupProblem(error: unknown): string | undefined {
   if (error instanceof Error && error.name === 'SecretsError')
     return `invalid environment variable ENCRYPTION_KEY: ${error.message}`;
   return undefined;
+}
+
+/**
+ * Runs a process's start-up; when its environment is at fault, prints `<name>: <problem>` and exits
+ * 1 instead of throwing a stack trace. Any other failure is rethrown.
+ */
+export async function startOrExit<T>(name: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const problem = startupProblem(error);
+    if (problem === undefined) throw error;
+    process.stderr.write(`${name}: ${problem}\n`);
+    process.exit(1);
+  }
 }

@@ -12,7 +12,7 @@ export const GatewayEnv = Type.Object({
     { default: 'info', description: 'pino level' },
   ),
   HOST: Type.String({ default: '127.0.0.1', description: 'API bind address' }),
-  PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65_535, description: 'API port' }),
+  PORT: Int(3000, 'API port', 0, 65_535),
   PUBLIC_URL: Type.Optional(
     Type.String({ description: 'base URL used in job status links; default from the request' }),
   ),

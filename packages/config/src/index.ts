@@ -1,3 +1,3 @@
-export { ConfigError, Int, parseEnv, startupProblem } from './env';
+export { ConfigError, Int, parseEnv, startOrExit } from './env';
 export { type GatewayConfig, GatewayEnv, laneSettings, loadGatewayConfig } from './gateway';
 export { createLogger, type Logger, REDACT_PATHS } from './logger';

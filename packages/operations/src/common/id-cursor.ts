@@ -1,10 +1,12 @@
+import { SNOWFLAKE_PATTERN } from './schemas';
+
 /**
  * Cursors that are platform ids (snowflakes: decimal strings of a 63-bit integer), for endpoints
  * whose upstream pages by id (`after=<sortId>`, `before=<id>`) and whose contract lets the caller
  * see that id (the unread cursor IS a messageId). Checked in the API, so a malformed cursor is a
  * 400 naming the parameter before anything is enqueued, never the platform's own 400.
  */
-const SNOWFLAKE = /^\d{1,19}$/;
+const SNOWFLAKE = new RegExp(SNOWFLAKE_PATTERN);
 const MAX_SNOWFLAKE = (1n << 63n) - 1n;
 
 export const idCursor = {

@@ -6,11 +6,14 @@ export const AccountParams = Type.Object({
   accountId: Type.String({ minLength: 1, maxLength: 100, description: 'service account id from /connect' }),
 });
 
+/** A platform id: a snowflake, the decimal string of a 63-bit integer. */
+export const SNOWFLAKE_PATTERN = '^\\d{1,19}$';
+
 /**
- * A platform id in a path (a snowflake: up to 19 digits), where a malformed one would otherwise hold
- * something back before the platform answered 404, such as the account's media-stats gap.
+ * A platform id in a path, where a malformed one would otherwise hold something back before the
+ * platform answered 404, such as the account's media-stats gap.
  */
-export const PlatformId = (description: string) => Type.String({ pattern: '^\\d{1,19}$', description });
+export const PlatformId = (description: string) => Type.String({ pattern: SNOWFLAKE_PATTERN, description });
 
 /** A Unix ms time the caller sends (a query or body field). */
 export const UnixMs = (description: string) => Type.Integer({ minimum: 0, description });
