@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { generateKey } from '@cg/secrets';
 import { connectRedis, randomId } from '@cg/store';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../scripts/lib/redis';
 import { eventually } from './support/processes';
 
 const run = promisify(execFile);
@@ -22,14 +22,6 @@ const baseEnv = () => ({
   ENCRYPTION_KEY: generateKey(),
   LOG_LEVEL: 'warn',
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 describe('a process started with a bad setting', () => {
   for (const app of ['api', 'worker']) {
@@ -98,6 +90,8 @@ describe.skipIf(!hasRedisServer)('a process started before its Redis', () => {
       const ready = app === 'api' ? 'listening' : 'worker started';
       await eventually(async () => (output.includes(ready) ? true : undefined), 30_000, `${app} started`);
       expect(output).toContain('is reachable again');
+      // Nor a runtime warning, such as a deprecated Fastify option (`(node:123) [FSTDEP022] ...`).
+      expect(output).not.toMatch(/\(node:\d+\) \[\w+\]/);
       child.kill('SIGTERM');
     });
   }

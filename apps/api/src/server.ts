@@ -45,7 +45,7 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: context.config.LOG_LEVEL !== 'debug' }),
     genReqId: newRequestId,
     bodyLimit: 1_048_576,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
   });
