@@ -1,25 +1,24 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { generateKey } from '@cg/secrets';
 import { ApiKeyStore, connectRedis, randomId, storeKeys } from '@cg/store';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../scripts/lib/redis';
 import { scanKeys } from './support/stack';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
 const prefix = `cgt-${randomId(8)}`;
-const env = {
-  ...process.env,
-  REDIS_URL: inject('redisUrl'),
-  REDIS_PREFIX: prefix,
-  ENCRYPTION_KEY: generateKey(),
-};
+// No ENCRYPTION_KEY: keys are stored as hashes, so the CLI has no use for it.
+const { ENCRYPTION_KEY: _unused, ...inherited } = process.env;
+const env = { ...inherited, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: prefix };
 const redis = connectRedis(inject('redisUrl'));
 const keys = new ApiKeyStore(redis, storeKeys(prefix));
 
-const cli = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli.ts', ...args], { cwd: root, env });
+const cli = (...args: string[]) => cliWith(env, ...args);
+const cliWith = (environment: NodeJS.ProcessEnv, ...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli.ts', ...args], { cwd: root, env: environment });
+type Failure = { code: number; stderr: string };
 
 afterAll(async () => {
   const left = await scanKeys(redis, prefix);
@@ -65,5 +64,29 @@ describe('pnpm keys', () => {
       expect((failure as { stderr: string }).stderr).toContain('usage: pnpm keys');
       expect((failure as { stderr: string }).stderr).not.toContain('    at ');
     }
+  });
+
+  it('fails in one line with exit 1: an unknown key id, Redis away, a bad setting', async () => {
+    const unknown = (await cli('revoke', 'key_nope').catch((error: Failure) => error)) as Failure;
+    expect(unknown).toMatchObject({ code: 1, stderr: 'keys: no key key_nope\n' });
+
+    // Host and port, never the URL's password.
+    const port = await freePort();
+    const away = (await cliWith(
+      { ...env, REDIS_URL: `redis://:hunter2secret@127.0.0.1:${port}` },
+      'list',
+    ).catch((error: Failure) => error)) as Failure;
+    expect(away).toMatchObject({
+      code: 1,
+      stderr: `keys: Redis at 127.0.0.1:${port} cannot be reached (REDIS_URL)\n`,
+    });
+
+    const bad = (await cliWith({ ...env, REDIS_PREFIX: 'a b' }, 'list').catch(
+      (error: Failure) => error,
+    )) as Failure;
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining('keys: invalid environment variable REDIS_PREFIX'),
+    ]);
   });
 });
