@@ -40,7 +40,7 @@ async function finished(statusUrl: string, key = stack.keys.t1, timeoutMs = 30_0
       const response = await fetch(statusUrl, { headers: { 'x-api-key': key } });
       return response.status === 202
         ? undefined
-        : { status: response.status, body: (await response.json()) as any };
+        : { status: response.status, headers: response.headers, body: (await response.json()) as any };
     },
     timeoutMs,
     'job finished',
@@ -208,6 +208,19 @@ describe('the platform’s 429', () => {
       expect(call.ms).toBeLessThan(1_000);
     }
     expect((await observations(stack, hotPlatformId)).served429).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers 503 with Retry-After once its retries are spent, sync and at the status URL', async () => {
+    const limited = { account: 'creator_demo', path: '/api/v1/account/me', kind: 'rateLimit', count: 20 };
+    await injectFault(stack, { ...limited, retryAfterSeconds: 1 });
+    const answer = await gw(stack, 'GET', `/${hot}/me`);
+    expect(answer.status).toBe(503);
+    expect(answer.body.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(answer.headers.get('retry-after')).toBe('1');
+    const queued = await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } });
+    const status = await finished(queued.body.data.statusUrl);
+    expect(status.status).toBe(503);
+    expect(status.headers.get('retry-after')).toBe('1');
   });
 
   it('retries a read after 503s and answers once it succeeds', async () => {

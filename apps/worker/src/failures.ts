@@ -13,7 +13,6 @@ const DEFAULT_RATE_LIMIT_PAUSE_MS = 5_000;
 export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): unknown {
   if (!(error instanceof PlatformError)) return error;
   if (error.retry === 'retryable') {
-    const wait = error.retryAfterMs === undefined ? undefined : Math.ceil(error.retryAfterMs / 1000);
     const message =
       error.kind === 'rate_limited'
         ? 'the platform is rate limiting this account; try again later'
@@ -21,6 +20,8 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
     // A 429 is about the account, not this job: its whole lane waits (honouring Retry-After).
     const pauseAccount = error.kind === 'rate_limited';
     const delayMs = error.retryAfterMs ?? (pauseAccount ? DEFAULT_RATE_LIMIT_PAUSE_MS : undefined);
+    // The caller is told the same wait the account keeps (Retry-After), once the retries are spent.
+    const wait = delayMs === undefined ? undefined : Math.ceil(delayMs / 1000);
     return new RetryableError(new GatewayError('UPSTREAM_UNAVAILABLE', message, wait), delayMs, pauseAccount);
   }
   if (error.retry === 'outcome_unknown') {

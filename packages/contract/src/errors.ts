@@ -62,15 +62,22 @@ export class GatewayError extends Error {
 
   /**
    * How the error crosses the queue: BullMQ keeps only an error's message (`failedReason`), so a
-   * job's failure is written as `CODE: message` and read back by `fromWire`.
+   * job's failure is written as `CODE: message` (`CODE retry-after=N: message` when it names a wait)
+   * and read back by `fromWire`.
    */
   toWire(): string {
-    return `${this.code}: ${this.message}`;
+    const wait = this.retryAfterSeconds === undefined ? '' : ` retry-after=${this.retryAfterSeconds}`;
+    return `${this.code}${wait}: ${this.message}`;
   }
 
   static fromWire(reason: string | undefined): GatewayError {
-    const match = /^([A-Z0-9_]+): ([\s\S]*)$/.exec(reason ?? '');
-    if (match?.[1] && isErrorCode(match[1])) return new GatewayError(match[1], match[2] ?? '');
+    const match = /^([A-Z0-9_]+)(?: retry-after=(\d+))?: ([\s\S]*)$/.exec(reason ?? '');
+    if (match?.[1] && isErrorCode(match[1]))
+      return new GatewayError(
+        match[1],
+        match[3] ?? '',
+        match[2] === undefined ? undefined : Number(match[2]),
+      );
     // Not ours: BullMQ's own failures (a job stalled past its limit after a worker died, ...).
     return new GatewayError(
       'JOB_FAILED',

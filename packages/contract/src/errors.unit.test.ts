@@ -10,6 +10,22 @@ describe('GatewayError', () => {
     expect(back.message).toBe(error.message);
   });
 
+  it('keeps the wait it names, so the caller still gets Retry-After', () => {
+    const error = new GatewayError('UPSTREAM_UNAVAILABLE', 'the platform is rate limiting: later', 7);
+    const back = GatewayError.fromWire(error.toWire());
+    expect(back).toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      retryAfterSeconds: 7,
+      message: error.message,
+    });
+    // Failures written before the wait crossed the queue still read back.
+    expect(GatewayError.fromWire('RATE_LIMITED: busy')).toMatchObject({
+      code: 'RATE_LIMITED',
+      message: 'busy',
+    });
+    expect(GatewayError.fromWire('RATE_LIMITED: busy').retryAfterSeconds).toBeUndefined();
+  });
+
   it('turns a foreign failure reason into JOB_FAILED without echoing it', () => {
     const back = GatewayError.fromWire('job stalled more than allowable limit');
     expect(back.code).toBe('JOB_FAILED');
