@@ -4,7 +4,7 @@ import { MAX_JSON_DEPTH } from '../../apps/api/src/validation';
 import { expectBadRequest, expectError } from '../support/assert';
 import { connectWithSim } from '../support/common';
 import { eventually } from '../support/processes';
-import { simRequests } from '../support/sim';
+import { simFixture, simRequests } from '../support/sim';
 import { gw, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -128,6 +128,21 @@ describe('query strings coerced to numbers', () => {
 });
 
 describe("the router's and the HTTP parser's refusals", () => {
+  it('answers HEAD on an operation with 405 Allow: GET, calling nothing', async () => {
+    const chatId = (await simFixture(stack, 'creator_demo')).chatIds[0];
+    const before = await upstreamCalls();
+    for (const path of [`/${accountId}/me`, `/${accountId}/chats/${chatId}/media-stats`]) {
+      const response = await fetch(`${stack.apiUrl}/api/fansly${path}`, {
+        method: 'HEAD',
+        headers: { 'x-api-key': stack.keys.t1 },
+      });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET');
+    }
+    await new Promise((done) => setTimeout(done, 300));
+    expect(await upstreamCalls()).toBe(before);
+  });
+
   it('answers a path parameter over 100 characters with 400 in the error shape, not echoing the path', async () => {
     const long = 'a'.repeat(150);
     for (const path of [`/${long}/me`, `/accounts/${long}`]) {

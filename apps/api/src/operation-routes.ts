@@ -33,9 +33,20 @@ export function registerOperationRoutes(
   connected: ConnectedAccounts,
 ): void {
   for (const op of allOperations) {
+    if (op.method === 'GET') {
+      // Fastify would answer HEAD by running the GET: a platform call (media stats: the account's
+      // one-minute gap) for an answer without a body. HEAD is not allowed on operations.
+      app.route({
+        method: 'HEAD',
+        url: op.path,
+        schema: { hide: true },
+        handler: async (_request, reply) => reply.code(405).header('allow', 'GET').send(),
+      });
+    }
     app.route({
       method: op.method,
       url: op.path,
+      exposeHeadRoute: false,
       schema: {
         operationId: op.name,
         summary: op.summary,
