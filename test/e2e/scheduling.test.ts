@@ -184,6 +184,37 @@ describe('one platform account connected twice', () => {
   });
 });
 
+describe('a media-stats job that calls nothing', () => {
+  it('gives its gap back: jobs of a disconnected account do not hold the next call a gap each', async () => {
+    const twin = await connectAccount(stack, 'creator_demo', stack.keys.t2);
+    const chats = account(stack, 'creator_demo').chatIds as string[];
+    const stats = (accountId: string, chat: string, key = stack.keys.t1) =>
+      gw(stack, 'GET', `/${accountId}/chats/${chat}/media-stats`, {
+        key,
+        headers: { prefer: 'respond-async' },
+      });
+    await resetObservations(stack);
+    const first = await stats(hot, chats[10]!);
+    // Three requests of the twin, queued behind the first for a gap each, then the twin disconnected.
+    const dead = [];
+    for (const chat of chats.slice(11, 14)) dead.push(await stats(twin, chat!, stack.keys.t2));
+    expect((await gw(stack, 'DELETE', `/accounts/${twin}`, { key: stack.keys.t2 })).status).toBe(200);
+    const next = await stats(hot, chats[14]!);
+
+    expect((await finished(first.body.data.statusUrl)).status).toBe(200);
+    for (const accepted of dead) {
+      const answer = await finished(accepted.body.data.statusUrl, stack.keys.t2);
+      expect(answer.status).toBe(404);
+    }
+    expect((await finished(next.body.data.statusUrl)).status).toBe(200);
+    const seen = await observations(stack, hotPlatformId);
+    expect(seen.requests['GET /api/v1/mediaoffers/location']).toBe(2);
+    // One gap between the two calls, not four.
+    expect(seen.minMediaOfferGapMs).toBeGreaterThanOrEqual(GAP_MS);
+    expect(seen.minMediaOfferGapMs).toBeLessThan(2 * GAP_MS);
+  });
+});
+
 describe('the platform’s 429', () => {
   it('pauses only the account it was served for, for Retry-After', async () => {
     await injectFault(stack, { account: 'creator_demo', kind: 'rateLimit', retryAfterSeconds: 2, count: 1 });

@@ -56,6 +56,8 @@ export interface ReleaseRequest {
   /** The job will not run again: it leaves the backlog (and its sharing key). */
   final: boolean;
   dedupeKey?: string;
+  /** A gapped job that sent nothing to the platform: the gap it took is given back. */
+  idle?: boolean;
 }
 
 const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
@@ -185,6 +187,7 @@ export class AccountLanes {
       r.jobId,
       r.final ? 1 : 0,
       r.dedupeKey === undefined ? '' : this.dedupeKey(r.lane, r.dedupeKey),
+      r.idle ? 1 : 0,
     ]);
     return toWakes(
       await this.call(

@@ -167,8 +167,20 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   // A job that will run again awaits its release: a late one would free the slot its next attempt
   // already holds.
   const releases = new Coalescer<ReleaseRequest>(async (done) => wake(await lanes.release(done)));
-  const release = (lane: string, jobId: string, final: boolean, dedupeKey?: string): Promise<void> => {
-    const sent = releases.add({ lane, jobId, final, ...(dedupeKey === undefined ? {} : { dedupeKey }) });
+  const release = (
+    lane: string,
+    jobId: string,
+    final: boolean,
+    dedupeKey?: string,
+    idle = false,
+  ): Promise<void> => {
+    const sent = releases.add({
+      lane,
+      jobId,
+      final,
+      ...(dedupeKey === undefined ? {} : { dedupeKey }),
+      ...(idle ? { idle } : {}),
+    });
     if (final) {
       sent.catch((error: unknown) => options.onError?.(error as Error));
       return Promise.resolve();
@@ -201,18 +213,19 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     const attemptToken = token ?? `${jobId}:${job.attemptsStarted}`;
     const lane = laneOf(job.data);
     const gapped = job.data.gapped === true;
-    const gate =
-      lane === undefined
-        ? new Gate(undefined)
-        : new Gate(
-            claim([{ lane, jobId, gapped }]).then(([c]) => c),
-            (final) => release(lane, jobId, final, job.data.dedupe),
-          );
     // The job will not run again: its slot and its place in the backlog go. Left false when it throws
     // to be retried (a retryable failure, or Redis failing on the way).
     let ends = false;
     let calls = 0;
     let writesApplied = 0;
+    const gate =
+      lane === undefined
+        ? new Gate(undefined)
+        : new Gate(
+            claim([{ lane, jobId, gapped }]).then(([c]) => c),
+            // A gapped job that called nothing (its account gone, or needing a new login) gives the gap back.
+            (final) => release(lane, jobId, final, job.data.dedupe, gapped && calls === 0),
+          );
     try {
       if (job.data.write && (await ledger.sentByOther(jobId, attemptToken))) throw outcomeUnknown();
       const outcome = await processor(job.data, {

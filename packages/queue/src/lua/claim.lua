@@ -6,6 +6,12 @@
 -- could grant it while it is still active, and the wake-up (a delay change on a delayed job) would
 -- be lost.
 
+-- A gapped job is let through: the gap counts from now. What it replaces is kept (`lastBy`,
+-- `lastPrev`) so that a release saying the job called nothing can give the gap back.
+local function started(id, st)
+  rcall('HSET', STATE, 'last', now, 'lastBy', id, 'lastPrev', st.last)
+end
+
 local function claim(id, gapped)
   -- The common case, cheaply: a job granted when it was admitted, its account not paused.
   -- A lease with more than half its time left is not renewed. A grant whose start (its lease less
@@ -50,7 +56,7 @@ local function claim(id, gapped)
       return { 'delay', tonumber(granted) - lease - now }
     end
     rcall('ZADD', RUN, now + lease, id)
-    if gapped then rcall('HSET', STATE, 'last', now) end
+    if gapped then started(id, st) end
     return { 'run' }
   end
 
@@ -64,7 +70,7 @@ local function claim(id, gapped)
     if start > now then
       return { 'delay', start - now }
     end
-    if gapped then rcall('HSET', STATE, 'last', now) end
+    if gapped then started(id, st) end
     return { 'run' }
   end
   return { 'park' }
