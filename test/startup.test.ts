@@ -97,8 +97,8 @@ describe.skipIf(!hasRedisServer)('a process started before its Redis', () => {
   }
 });
 
-describe.skipIf(!hasRedisServer)('/healthz while Redis is away', () => {
-  it('answers 503 degraded within seconds, and 200 again once Redis is back', async () => {
+describe.skipIf(!hasRedisServer)('the API while Redis is away', () => {
+  it('answers 503 at once (/healthz degraded, other routes SERVICE_UNAVAILABLE), then serves again', async () => {
     const redisPort = await freePort();
     const startRedis = () => startRedisOn(redisPort);
     startRedis();
@@ -122,9 +122,11 @@ describe.skipIf(!hasRedisServer)('/healthz while Redis is away', () => {
     const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
       cwd: root,
       env: { ...baseEnv(), REDIS_URL: redisUrl, PORT: String(port) },
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     started.push(api);
+    let stderr = '';
+    api.stderr?.on('data', (chunk) => (stderr += chunk));
     const health = async () => {
       const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
         signal: AbortSignal.timeout(5_000),
@@ -141,6 +143,19 @@ describe.skipIf(!hasRedisServer)('/healthz while Redis is away', () => {
     const asked = Date.now();
     expect(await health()).toEqual({ status: 503, body: { status: 'degraded', redis: 'down' } });
     expect(Date.now() - asked).toBeLessThan(3_000);
+    // A route that needs Redis (the key's lookup): it cannot be served, and says so instead of hanging.
+    const route = () =>
+      fetch(`http://127.0.0.1:${port}/api/fansly/accounts`, {
+        headers: { 'x-api-key': `cgk_${'x'.repeat(32)}` },
+        signal: AbortSignal.timeout(5_000),
+      });
+    const refused = await route();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toMatchObject({ statusCode: 503, code: 'SERVICE_UNAVAILABLE' });
+    await new Promise((done) => setTimeout(done, 2_000));
+    // Reported once by the process, not as a stack per reconnect attempt.
+    expect(stderr).not.toContain('ECONNREFUSED');
 
     startRedis();
     await eventually(
@@ -151,5 +166,6 @@ describe.skipIf(!hasRedisServer)('/healthz while Redis is away', () => {
       20_000,
       'healthy again',
     );
+    expect((await route()).status).toBe(401);
   });
 });

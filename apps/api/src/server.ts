@@ -37,6 +37,8 @@ function validators() {
 }
 
 const HEALTH_TIMEOUT_MS = 1_000;
+const SERVED_WITHOUT_REDIS = /^\/(healthz|openapi\.json|docs)(\/|\?|$)/;
+const REDIS_DOWN_RETRY_AFTER_S = 5;
 
 export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -101,6 +103,17 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
     return reply
       .status(redis === 'ok' ? 200 : 503)
       .send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });
+  });
+
+  // While Redis is away its commands wait for it (they are retried once it is back), so a request
+  // would hang until then: it is answered 503 at once instead. `/healthz` and the docs still answer.
+  app.addHook('onRequest', async (request) => {
+    if (context.redis.status === 'ready' || SERVED_WITHOUT_REDIS.test(request.url)) return;
+    throw new GatewayError(
+      'SERVICE_UNAVAILABLE',
+      "the gateway's datastore cannot be reached; nothing was queued: try again shortly",
+      REDIS_DOWN_RETRY_AFTER_S,
+    );
   });
 
   await registerBoard(app, context);

@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   UPSTREAM_OUTCOME_UNKNOWN: 502,
   JOB_FAILED: 502,
   UPSTREAM_UNAVAILABLE: 503,
+  SERVICE_UNAVAILABLE: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

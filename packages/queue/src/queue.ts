@@ -99,6 +99,9 @@ export class OperationsQueue {
   constructor(private readonly options: QueueOptions) {
     const prefix = queuePrefix(options.prefix);
     this.queue = new Queue(OPERATIONS_QUEUE, { connection: options.redis, prefix });
+    // Without a listener BullMQ prints each of its connection's errors with console.error: one stack
+    // per reconnect attempt while Redis is away, which `watchRedis` already reports once.
+    this.queue.on('error', () => undefined);
     this.lanes = new AccountLanes(options.redis, jobKeyPrefix(options.prefix), options.lanes);
     // One event reader per process, whatever the number of waiting requests: results are dispatched
     // to in-process waiters by job id instead of one Redis subscription per request.
@@ -107,6 +110,7 @@ export class OperationsQueue {
     // (`watchRedis`), so these are not reported again.
     eventsConnection.on('error', () => undefined);
     this.events = new QueueEvents(OPERATIONS_QUEUE, { connection: eventsConnection, prefix, autorun: true });
+    this.events.on('error', () => undefined);
     this.events.on('completed', ({ jobId, returnvalue }) => {
       const value = returnvalue as unknown as StoredOutcome | BatchOutcome;
       if ('items' in value) this.settleItems(jobId, value);

@@ -162,6 +162,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     connection: options.redis,
     prefix: queuePrefix(options.prefix),
   });
+  queue.on('error', () => undefined); // Redis away: reported once by the process (`watchRedis`)
   const wake = (wakes: Wake[]) => (wakes.length === 0 ? Promise.resolve() : wakeJobs(queue, wakes));
   // Slots are given back in groups. A final release is not awaited: the answer does not wait for it.
   // A job that will run again awaits its release: a late one would free the slot its next attempt
