@@ -6,7 +6,7 @@ import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../supp
 import { connectCredentials } from '../support/common';
 import { eventually } from '../support/processes';
 import { injectFault } from '../support/sim';
-import { account, gw, redisText, scanKeys, startStack, type TestStack } from '../support/stack';
+import { account, finished, gw, redisText, scanKeys, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
 /** Every platform secret the sandbox handed out during this file, for the plaintext scan. */
@@ -211,6 +211,35 @@ describe('accounts', () => {
     expectError(after, 404, 'NOT_FOUND');
     expect(after.body.message).toBe(`account ${id} not found`);
     await expectNothingLeft(id);
+  });
+
+  it('disconnects: the jobs that connected it go too (credentials sealed in, session sealed out)', async () => {
+    const twofa = account(stack, 'creator_2fa');
+    const credentials = connectCredentials(stack, 'creator_2fa', 'Two', 'GB');
+    const asynchronously = { key: stack.keys.t2, headers: { prefer: 'respond-async' } };
+    const started = await gw(stack, 'POST', '/connect', { ...asynchronously, body: credentials });
+    const first = await finished(started.body.data.statusUrl, stack.keys.t2);
+    const verified = await gw(stack, 'POST', '/verify-2fa', {
+      ...asynchronously,
+      body: { ...credentials, twoFactorToken: first.body.data.twofa_token, twoFactorCode: twofa.twofaCode },
+    });
+    const done = await finished(verified.body.data.statusUrl, stack.keys.t2);
+    expect(done.status).toBe(201);
+    secrets.add(done.body.data.data.response.token);
+    const id = done.body.data.account_id;
+    // The jobs' BullMQ keys (the write ledger's mark of the sent code holds no secret, and expires).
+    const jobKeys = async () =>
+      (await scanKeys(stack.redis, stack.prefix)).filter((key) =>
+        [started, verified].some((job) => key.includes(`:operations:${job.body.data.jobId}`)),
+      );
+    expect(await jobKeys()).not.toEqual([]);
+
+    expect((await gw(stack, 'DELETE', `/accounts/${id}`, { key: stack.keys.t2 })).status).toBe(200);
+    for (const job of [started, verified]) {
+      const gone = await fetch(job.body.data.statusUrl, { headers: { 'x-api-key': stack.keys.t2 } });
+      expect(gone.status).toBe(404);
+    }
+    expect(await jobKeys()).toEqual([]);
   });
 
   it('an account removed by another API process: the worker answers 404 and nothing of it stays', async () => {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
 import { crashWorkerOnceAt, eventually, sleep, spawnWorker } from '../support/processes';
 import { clearFaults, injectFault, observations, resetObservations } from '../support/sim';
-import { account, gw, startStack, type TestStack } from '../support/stack';
+import { account, finished as finishedAt, gw, startStack, type TestStack } from '../support/stack';
 
 // Per-account scheduling (docs/scheduling.md), observed from the sandbox's side.
 const GAP_MS = 1_500;
@@ -34,18 +34,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function finished(statusUrl: string, key = stack.keys.t1, timeoutMs = 30_000) {
-  return eventually(
-    async () => {
-      const response = await fetch(statusUrl, { headers: { 'x-api-key': key } });
-      return response.status === 202
-        ? undefined
-        : { status: response.status, headers: response.headers, body: (await response.json()) as any };
-    },
-    timeoutMs,
-    'job finished',
-  );
-}
+const finished = (statusUrl: string, key = stack.keys.t1, timeoutMs?: number) =>
+  finishedAt(statusUrl, key, timeoutMs);
 
 const timed = async <T>(work: () => Promise<T>) => {
   const started = Date.now();

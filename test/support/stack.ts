@@ -6,6 +6,7 @@ import { ApiKeyStore, connectRedis, type Redis, randomId, storeKeys } from '@cg/
 import { createGatewayWorker, type GatewayWorker } from '@cg/worker';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
+import { eventually } from './processes';
 
 export interface TestStack {
   apiUrl: string;
@@ -164,4 +165,18 @@ export async function gw(
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+/** A job's final answer at its status URL (polled while it answers 202): status, headers, body. */
+export async function finished(statusUrl: string, key: string, timeoutMs = 30_000) {
+  return eventually(
+    async () => {
+      const response = await fetch(statusUrl, { headers: { 'x-api-key': key } });
+      return response.status === 202
+        ? undefined
+        : { status: response.status, headers: response.headers, body: (await response.json()) as any };
+    },
+    timeoutMs,
+    'job finished',
+  );
 }

@@ -60,9 +60,13 @@ export function registerAccountRoutes(
       const { accountId } = request.params as { accountId: string };
       // Not trusted from here on, also when another process removed it first (404 below).
       connected.delete(connectedKey(request.tenantId, accountId));
+      const connectJobs = await store.accounts.connectJobs(request.tenantId, accountId);
       const removed = await store.accounts.remove(request.tenantId, accountId);
       if (!removed) throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
       await queue.lanes.forget(laneOfAccount(removed));
+      // The jobs that connected it hold its credentials (sealed input) and session (sealed result,
+      // readable at /jobs/{id} until their retention ends): they go with it.
+      await Promise.all(connectJobs.map((jobId) => queue.queue.remove(jobId)));
       return envelope({
         statusCode: 200,
         message: 'Account disconnected',

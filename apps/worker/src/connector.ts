@@ -11,7 +11,7 @@ export class AccountConnector implements Connector {
     private readonly accounts: AccountStore,
     private readonly tenantId: string,
     /** The job's hooks: the single-use second-factor login is a write (see WriteLedger). */
-    private readonly job: Pick<ProcessorContext, 'beforeCall' | 'afterWrite'>,
+    private readonly job: Pick<ProcessorContext, 'jobId' | 'beforeCall' | 'afterWrite'>,
   ) {}
 
   async connect(request: ConnectRequest): Promise<ConnectResult> {
@@ -28,6 +28,7 @@ export class AccountConnector implements Connector {
         password: request.password,
         deviceId,
         email: outcome.email,
+        jobId: this.job.jobId,
       });
       return { kind: 'twofa', twofaToken, maskedEmail: outcome.email };
     }
@@ -58,13 +59,15 @@ export class AccountConnector implements Connector {
     await this.accounts.deletePendingTwofa(this.tenantId, request.twoFactorToken);
     // The password the platform accepted at /connect is the one stored, not the (unchecked) one
     // that came with the code.
-    return this.store({ ...request, password: pending.password }, session, pending.deviceId);
+    return this.store({ ...request, password: pending.password }, session, pending.deviceId, pending.jobId);
   }
 
   private async store(
     request: ConnectRequest,
     session: UpstreamSession,
     deviceId: string,
+    /** The connect job a second factor completed. */
+    startedBy?: string,
   ): Promise<ConnectResult> {
     const record = await this.accounts.connect({
       tenantId: this.tenantId,
@@ -74,6 +77,7 @@ export class AccountConnector implements Connector {
       username: request.username,
       credentials: { username: request.username, password: request.password },
       session: { token: session.token, deviceId, deviceIdAt: Date.now() },
+      jobIds: startedBy === undefined ? [this.job.jobId] : [startedBy, this.job.jobId],
     });
     return { kind: 'connected', accountId: record.accountId, session: { ...session } };
   }

@@ -39,7 +39,15 @@ export interface ConnectInput {
   username: string;
   credentials: PlatformCredentials;
   session: PlatformSessionState;
+  /**
+   * The jobs whose sealed input or result carry these credentials or this session (the connect, and
+   * the connect a second factor completed): removed when the account is disconnected.
+   */
+  jobIds?: string[];
 }
+
+/** How many connecting jobs an account remembers; older ones have expired with their retention. */
+const MAX_CONNECT_JOBS = 16;
 
 /** A connection waiting for its second factor: keyed by the hash of the token we gave the caller. */
 export interface PendingTwofa {
@@ -49,6 +57,8 @@ export interface PendingTwofa {
   password: string;
   deviceId: string;
   email: string;
+  /** The connect job that started this login (its sealed input holds the password). */
+  jobId?: string;
 }
 
 const PENDING_TWOFA_TTL_SECONDS = 600;
@@ -85,17 +95,26 @@ export class AccountStore {
       updatedAt: now,
     };
     const context = record.accountId;
+    const jobIds = previous ? await this.connectJobs(tenantId, record.accountId) : [];
+    jobIds.push(...(input.jobIds ?? []));
     await this.redis
       .multi()
       .hset(this.keys.account(tenantId, record.accountId), {
         ...stringify(record),
         credentials: this.keyring.sealJson(input.credentials, context),
         session: this.keyring.sealJson(input.session, context),
+        connectJobs: JSON.stringify(jobIds.slice(-MAX_CONNECT_JOBS)),
       })
       .zadd(this.keys.tenantAccounts(tenantId), record.createdAt, record.accountId)
       .hset(this.keys.tenantByPlatformId(tenantId), input.platformAccountId, record.accountId)
       .exec();
     return record;
+  }
+
+  /** The jobs that connected the account (`ConnectInput.jobIds`), oldest first. */
+  async connectJobs(tenantId: string, accountId: string): Promise<string[]> {
+    const stored = await this.redis.hget(this.keys.account(tenantId, accountId), 'connectJobs');
+    return stored ? (JSON.parse(stored) as string[]) : [];
   }
 
   async get(tenantId: string, accountId: string): Promise<AccountRecord | null> {
