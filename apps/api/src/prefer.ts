@@ -8,10 +8,19 @@ export function parsePrefer(header: string | string[] | undefined): Preference {
   const preference: Preference = { respondAsync: false };
   const values = Array.isArray(header) ? header.join(',') : (header ?? '');
   for (const token of values.split(/[,;]/)) {
-    const [name, value] = token.trim().toLowerCase().split('=');
-    if (name === 'respond-async') preference.respondAsync = true;
-    if (name === 'wait' && value !== undefined && /^\d+$/.test(value.trim()))
-      preference.waitSeconds = Number(value.trim());
+    // `name [ BWS "=" BWS value ]`, the value a token or a quoted string.
+    const at = token.indexOf('=');
+    const name = (at < 0 ? token : token.slice(0, at)).trim().toLowerCase();
+    const value =
+      at < 0
+        ? undefined
+        : token
+            .slice(at + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1');
+    // respond-async takes no value: `respond-async=false` is not a request to answer asynchronously.
+    if (name === 'respond-async' && (value === undefined || value === '')) preference.respondAsync = true;
+    if (name === 'wait' && value !== undefined && /^\d+$/.test(value)) preference.waitSeconds = Number(value);
   }
   return preference;
 }
