@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { coerce, ifPresent } from '../common/coerce';
+import { coerce } from '../common/coerce';
 import { AccountParams } from '../common/schemas';
 import { defineOperation } from '../define';
 
@@ -38,9 +38,10 @@ export function toWall(value: unknown): Wall {
     description: str(raw.description),
     private: num(raw.private),
     metadata: str(raw.metadata),
-    // Optional in the contract: kept when the platform sends them, never invented.
-    ...ifPresent('mainWall', raw.mainWall, bool),
-    ...ifPresent('defaultWall', raw.defaultWall, bool),
+    // The contract has them present on the main and the default wall: a platform's `false` on the
+    // others is left out, so that a client testing for the field finds only the one wall.
+    ...(bool(raw.mainWall) ? { mainWall: true } : {}),
+    ...(bool(raw.defaultWall) ? { defaultWall: true } : {}),
   };
 }
 
