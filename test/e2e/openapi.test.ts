@@ -32,7 +32,11 @@ describe('/openapi.json', () => {
       expect(entry.operationId).toBe(op.name);
       const success = entry.responses[String(op.successStatus)];
       expect(success?.content?.['application/json']?.schema, `${op.name} success schema`).toBeDefined();
-      expect(entry.responses['202'], `${op.name} 202`).toBeDefined();
+      expect(entry.responses['202']?.headers?.location, `${op.name} 202 Location`).toBeDefined();
+      expect(
+        entry.parameters.some((p: any) => p.in === 'header' && p.name === 'prefer'),
+        `${op.name} Prefer`,
+      ).toBe(true);
       expect(entry.responses['4XX'] ?? entry.responses['4xx'], `${op.name} errors`).toBeDefined();
       if (op.schemas.body)
         expect(entry.requestBody?.content?.['application/json']?.schema, `${op.name} body`).toBeDefined();
@@ -49,6 +53,11 @@ describe('/openapi.json', () => {
         ).toBe(true);
       }
     }
+  });
+
+  it('documents every answer of the job status route: 202 while it runs, then the operation’s own', () => {
+    const responses = doc.paths['/api/fansly/jobs/{jobId}'].get.responses;
+    for (const status of ['202', '2XX', '4XX', '5XX']) expect(responses[status], status).toBeDefined();
   });
 
   it('declares the x-api-key security scheme', () => {

@@ -1,4 +1,4 @@
-import { AcceptedSchema, ErrorBodySchema, GatewayError } from '@cg/contract';
+import { AcceptedSchema, EnvelopeSchema, ErrorBodySchema, GatewayError } from '@cg/contract';
 import { resultOf } from '@cg/queue';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -19,7 +19,15 @@ export function registerJobRoutes(app: FastifyInstance, context: ApiContext): vo
         tags: ['jobs'],
         security: [{ apiKey: [] }],
         params: Type.Object({ jobId: Type.String({ pattern: '^job_[A-Za-z0-9]{1,64}(-[0-9]{1,4})?$' }) }),
-        response: { 202: AcceptedSchema, '4xx': ErrorBodySchema },
+        response: {
+          202: AcceptedSchema,
+          '2xx': {
+            description: 'finished: the status and envelope of the operation that was accepted',
+            ...EnvelopeSchema(Type.Unknown({ description: "the operation's data" })),
+          },
+          '4xx': ErrorBodySchema,
+          '5xx': ErrorBodySchema,
+        },
       },
     },
     async (request, reply) => {

@@ -10,6 +10,7 @@ import { registerBoard } from './board';
 import type { ApiContext } from './context';
 import { clientError, frameworkError, installErrorHandling, MAX_PARAM_LENGTH, newRequestId } from './errors';
 import { registerJobRoutes } from './job-routes';
+import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
 import { finiteNumbersOnly, jsonBodyProblem } from './validation';
@@ -86,6 +87,9 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
       },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
     },
+    transformObject: (document) =>
+      // Only an OpenAPI document is generated here (`openapi` above), never a Swagger 2 one.
+      documentAsyncAnswers(('openapiObject' in document ? document.openapiObject : {}) as OpenApiDocument),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
