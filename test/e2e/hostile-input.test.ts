@@ -36,7 +36,10 @@ async function rawJson(method: string, path: string, text: string) {
 function rawHttp(request: string): Promise<string> {
   const { hostname, port } = new URL(stack.apiUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(request));
+    // Written, not ended: a half-closed socket gets no answer. The server closes it after answering
+    // (an HTTP/1.0 request, or one its parser refuses).
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    socket.setTimeout(5_000, () => socket.destroy());
     let answer = '';
     socket.on('data', (chunk) => {
       answer += chunk.toString();
@@ -157,6 +160,16 @@ describe("the router's and the HTTP parser's refusals", () => {
     const response = await gw(stack, 'GET', `/${accountId}/lists/%ZZ`);
     expectBadRequest(response, 'not a valid URL');
     expectRequestId(response.body);
+  });
+
+  it('gives a request without a Host header (HTTP/1.0) a status URL that is a path, not a bogus host', async () => {
+    const answer = await rawHttp(
+      `GET /api/fansly/${accountId}/me HTTP/1.0\r\nx-api-key: ${stack.keys.t1}\r\nprefer: respond-async\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 202 /);
+    const jobPath = /\r\nlocation: (\S+)\r\n/i.exec(answer)?.[1];
+    expect(jobPath).toMatch(/^\/api\/fansly\/jobs\/job_/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).data.statusUrl).toBe(jobPath);
   });
 
   it('answers a header Node refuses, and headers too large, in the error shape', async () => {

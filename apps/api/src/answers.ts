@@ -36,6 +36,7 @@ function openOutcome(stored: StoredOutcome, jobId: string, keyring: Keyring): Ou
 }
 
 export function jobStatusUrl(request: FastifyRequest, jobId: string, config: ApiConfig): string {
-  const base = config.PUBLIC_URL ?? `${request.protocol}://${request.host}`;
+  // Without PUBLIC_URL, from the request's Host; a request without one (HTTP/1.0) gets a path alone.
+  const base = config.PUBLIC_URL ?? (request.host ? `${request.protocol}://${request.host}` : '');
   return `${base.replace(/\/$/, '')}/api/${config.PLATFORM_SLUG}/jobs/${jobId}`;
 }
