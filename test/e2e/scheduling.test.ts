@@ -360,6 +360,35 @@ describe('backlog and fairness', () => {
     for (const url of accepted) expect((await finished(url)).status).toBe(200);
   });
 
+  it('tells a caller facing a backlog of media-stats jobs to come back after gaps, not in a second', async () => {
+    // The platform account's lane, filled through another tenant's service account of it.
+    const twin = await connectAccount(stack, 'creator_demo', stack.keys.t2);
+    const chat = (account(stack, 'creator_demo').chatIds as string[])[0];
+    const accepted: string[] = [];
+    await stack.stopWorker();
+    try {
+      for (let i = 1; i <= BACKLOG; i++) {
+        const answer = await gw(stack, 'GET', `/${twin}/chats/${chat}/media-stats?cursor=${1000 + i}`, {
+          key: stack.keys.t2,
+          headers: { prefer: 'respond-async' },
+        });
+        expect(answer.status).toBe(202);
+        accepted.push(answer.body.data.statusUrl);
+      }
+      const refused = await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } });
+      expect(refused.status).toBe(429);
+      // A twentieth of the backlog (3) leaves one per 1.5 s gap: 3 s at least, not the 1 s of /me's pace.
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(3);
+      // Nor does it tell this tenant how many requests another tenant has queued.
+      expect(refused.body.message).not.toMatch(/\d+ requests/);
+    } finally {
+      // Disconnected: its jobs leave without calling the platform, each giving its gap back.
+      await gw(stack, 'DELETE', `/accounts/${twin}`, { key: stack.keys.t2 });
+      await stack.startWorker();
+    }
+    for (const url of accepted) expect((await finished(url, stack.keys.t2)).status).toBe(404);
+  });
+
   it('keeps a cold account fast while a hot account has hundreds of jobs queued', async () => {
     await injectFault(stack, {
       account: 'creator_demo',

@@ -138,15 +138,26 @@ export class AccountLanes {
       if (kind === 'share') return { kind: 'share', jobId: String(rest[0]) };
       if (kind === 'full') {
         const backlog = Number(rest[0]);
-        // When a twentieth of the backlog will have started at the account's pace (a gapped
-        // request's pace is its gap): coming back sooner would only meet a full lane again.
-        const pace = request.gapped ? this.settings.gapMs : this.settings.intervalMs;
-        const retryAfterSeconds = Math.max(1, Math.ceil((Math.ceil(backlog / 20) * pace) / 1000));
-        return { kind: 'full', backlog, retryAfterSeconds };
+        return { kind: 'full', backlog, retryAfterSeconds: this.backlogWait(backlog, Number(rest[1] ?? 0)) };
       }
       return { kind: 'ok', delayMs: own.get(request.jobId) };
     });
     return { admissions, wakes };
+  }
+
+  /**
+   * Seconds until a twentieth of a full backlog has left, so that coming back is worth it: the other
+   * jobs leave at the account's pace, media-stats jobs one per gap (a backlog of them alone frees a
+   * place a minute). Coming back sooner would only meet a full lane again.
+   */
+  private backlogWait(backlog: number, gapped: number): number {
+    const places = Math.ceil(backlog / 20);
+    const others = backlog - gapped;
+    const ms =
+      places <= others
+        ? places * this.settings.intervalMs
+        : Math.max(others * this.settings.intervalMs, (places - others) * this.settings.gapMs);
+    return Math.max(1, Math.ceil(ms / 1000));
   }
 
   /** Whether each job (one, or a batch's) may call the platform now. */

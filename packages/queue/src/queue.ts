@@ -251,7 +251,7 @@ export class OperationsQueue {
         m.refused(
           new GatewayError(
             'RATE_LIMITED',
-            `account ${m.payload.accountId} has ${a.backlog} requests waiting, the most it may queue; try again later`,
+            `account ${m.payload.accountId} has as many requests queued as it may have; try again later`,
             a.retryAfterSeconds,
           ),
         );

@@ -1,7 +1,8 @@
 -- admit: new jobs ask to join their lanes; the API admits what it received together in one call.
 -- ARGV[7] max backlog, ARGV[8] dedupe ttl (ms), then four per job from ARGV[9]: lane, jobId,
 -- gapped ("1"/"0"), dedupe key or "". The i-th job's lane keys are the i-th five after KEYS[1].
--- Returns one reply per job: {"share", existingId} | {"full", backlog} | {"ok", id, delay, id, delay, ...}
+-- Returns one reply per job: {"share", existingId} | {"full", backlog, gapped waiting} |
+-- {"ok", id, delay, id, delay, ...}
 local maxBacklog, dedupeTtl = tonumber(ARGV[7]), ARGV[8]
 
 local function admit(id, gappedArg, dedupeKey)
@@ -27,7 +28,10 @@ local function admit(id, gappedArg, dedupeKey)
     end
     backlog = rcall('ZCARD', JOBS)
     if backlog >= maxBacklog then
-      return { 'full', tostring(backlog) }
+      -- How many of them are media-stats jobs, which leave only one per gap.
+      local gwake = rcall('HGET', STATE, 'gwake')
+      local gapped = rcall('LLEN', GWAIT) + ((gwake and gwake ~= '') and 1 or 0)
+      return { 'full', tostring(backlog), tostring(gapped) }
     end
   end
   rcall('ZADD', JOBS, now, id)
