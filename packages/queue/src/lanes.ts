@@ -56,7 +56,9 @@ export interface ReleaseRequest {
   /** The job will not run again: it leaves the backlog (and its sharing key). */
   final: boolean;
   dedupeKey?: string;
-  /** A gapped job that sent nothing to the platform: the gap it took is given back. */
+  /** A gapped job (media stats): if it was the timed wake, it stops being one when it ends. */
+  gapped?: boolean;
+  /** A gapped job its claim let through that sent nothing to the platform: it gives its gap back. */
   idle?: boolean;
 }
 
@@ -152,7 +154,7 @@ export class AccountLanes {
    */
   private backlogWait(backlog: number, gapped: number): number {
     const places = Math.ceil(backlog / 20);
-    const others = backlog - gapped;
+    const others = Math.max(0, backlog - gapped);
     const ms =
       places <= others
         ? places * this.settings.intervalMs
@@ -198,7 +200,7 @@ export class AccountLanes {
       r.jobId,
       r.final ? 1 : 0,
       r.dedupeKey === undefined ? '' : this.dedupeKey(r.lane, r.dedupeKey),
-      r.idle ? 1 : 0,
+      r.idle ? 2 : r.gapped ? 1 : 0,
     ]);
     return toWakes(
       await this.call(

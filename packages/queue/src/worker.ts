@@ -107,8 +107,11 @@ class Gate {
 
   constructor(
     private readonly claim: Promise<Claim | undefined> | undefined,
-    /** Gives the job's slot back; `final`: the job will not run again. */
-    private readonly release: (final: boolean) => Promise<void> = async () => {},
+    /**
+     * Gives the job's slot back; `final`: the job will not run again; `ran`: its claim let it
+     * through (whether or not it got as far as a platform call).
+     */
+    private readonly release: (final: boolean, ran: boolean) => Promise<void> = async () => {},
   ) {
     this.passed = claim === undefined;
     // Awaited in `pass` or `giveBack`.
@@ -138,8 +141,8 @@ class Gate {
   async giveBack(final: boolean): Promise<void> {
     if (this.claim === undefined || this.denied || this.givenBack) return;
     this.givenBack = true;
-    await this.claim.catch(() => undefined);
-    await this.release(final);
+    const answer = await this.claim.catch(() => undefined);
+    await this.release(final, answer?.kind === 'run');
   }
 }
 
@@ -168,21 +171,9 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   // A job that will run again awaits its release: a late one would free the slot its next attempt
   // already holds.
   const releases = new Coalescer<ReleaseRequest>(async (done) => wake(await lanes.release(done)));
-  const release = (
-    lane: string,
-    jobId: string,
-    final: boolean,
-    dedupeKey?: string,
-    idle = false,
-  ): Promise<void> => {
-    const sent = releases.add({
-      lane,
-      jobId,
-      final,
-      ...(dedupeKey === undefined ? {} : { dedupeKey }),
-      ...(idle ? { idle } : {}),
-    });
-    if (final) {
+  const release = (request: ReleaseRequest): Promise<void> => {
+    const sent = releases.add(request);
+    if (request.final) {
       sent.catch((error: unknown) => options.onError?.(error as Error));
       return Promise.resolve();
     }
@@ -224,8 +215,17 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         ? new Gate(undefined)
         : new Gate(
             claim([{ lane, jobId, gapped }]).then(([c]) => c),
-            // A gapped job that called nothing (its account gone, or needing a new login) gives the gap back.
-            (final) => release(lane, jobId, final, job.data.dedupe, gapped && calls === 0),
+            (final, ran) =>
+              release({
+                lane,
+                jobId,
+                final,
+                ...(job.data.dedupe === undefined ? {} : { dedupeKey: job.data.dedupe }),
+                ...(gapped ? { gapped } : {}),
+                // Let through, then nothing sent (its account gone, or needing a new login): the
+                // gap its claim took is given back.
+                ...(gapped && ran && calls === 0 ? { idle: true } : {}),
+              }),
           );
     try {
       if (job.data.write && (await ledger.sentByOther(jobId, attemptToken))) throw outcomeUnknown();
@@ -327,7 +327,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     const runItem = async (item: (typeof todo)[number], k: number): Promise<ItemOutcome> => {
       const gate = new Gate(
         claims.then((answers) => answers[k]),
-        (final) => release(item.lane, item.id, final),
+        (final) => release({ lane: item.lane, jobId: item.id, final }),
       );
       // As in runJob: the request will not run again.
       let ends = false;

@@ -3,7 +3,8 @@
 --   wait   LIST  jobIds waiting for a slot, FIFO
 --   gwait  LIST  jobIds of the gapped operation (chat media stats) waiting
 --   state  HASH  next (earliest start by rate), pause (429 until), last (actual start of the
---                latest gapped call), plan (planned start of the latest granted gapped call),
+--                latest gapped call; lastBy, lastPrev: its job and the last it replaced, until a
+--                release or a touch), plan (planned start of the latest granted gapped call),
 --                gwake (the gapped job on a slot-less timed wait) and gwakeAt (when it wakes)
 --   jobs   ZSET  jobId -> enqueue time: every unfinished job of the lane (backlog bound)
 -- KEYS[1] is the lanes index (ZSET lane -> when the sweeper should look at it, crash recovery), then
@@ -159,6 +160,13 @@ local function headOf(list, self)
   end
 end
 
+-- When the next gapped call may start: a gap after the later of the latest gapped start and plan.
+local function gapEnd(last, plan)
+  local from = math.max(last, plan)
+  if from == 0 then return 0 end
+  return from + gap
+end
+
 -- Hands free slots to waiting jobs, oldest first, each at the earliest start that pacing, a 429
 -- pause and (for the gapped operation) the gap allow. Returns {id, delay, id, delay, ...}: the caller
 -- sets each job's BullMQ delay, so a job wakes exactly when it may start and never before. A gapped
@@ -170,9 +178,7 @@ local function dispatch(self)
   local st = readState()
   local free = concurrency - rcall('ZCARD', RUN)
   local function gapReady()
-    local from = math.max(st.last, st.plan)
-    if from == 0 then return 0 end
-    return from + gap
+    return gapEnd(st.last, st.plan)
   end
   if st.gwake == '' then
     local head = headOf(GWAIT, self)

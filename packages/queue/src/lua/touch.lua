@@ -3,4 +3,6 @@
 -- ARGV[7] the lane.
 useLane(0, ARGV[7])
 rcall('HSET', STATE, 'last', now)
+-- A call went out: no release may give this gap back.
+rcall('HDEL', STATE, 'lastBy', 'lastPrev')
 return 1
