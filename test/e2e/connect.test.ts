@@ -219,10 +219,15 @@ describe('accounts', () => {
     const asynchronously = { key: stack.keys.t2, headers: { prefer: 'respond-async' } };
     const started = await gw(stack, 'POST', '/connect', { ...asynchronously, body: credentials });
     const first = await finished(started.body.data.statusUrl, stack.keys.t2);
-    const verified = await gw(stack, 'POST', '/verify-2fa', {
-      ...asynchronously,
-      body: { ...credentials, twoFactorToken: first.body.data.twofa_token, twoFactorCode: twofa.twofaCode },
-    });
+    const verify = (twoFactorCode: string) =>
+      gw(stack, 'POST', '/verify-2fa', {
+        ...asynchronously,
+        body: { ...credentials, twoFactorToken: first.body.data.twofa_token, twoFactorCode },
+      });
+    // A wrong code first: that attempt's input holds the password too.
+    const wrong = await verify('000000');
+    expect((await finished(wrong.body.data.statusUrl, stack.keys.t2)).status).toBe(400);
+    const verified = await verify(twofa.twofaCode!);
     const done = await finished(verified.body.data.statusUrl, stack.keys.t2);
     expect(done.status).toBe(201);
     secrets.add(done.body.data.data.response.token);
@@ -230,12 +235,12 @@ describe('accounts', () => {
     // The jobs' BullMQ keys (the write ledger's mark of the sent code holds no secret, and expires).
     const jobKeys = async () =>
       (await scanKeys(stack.redis, stack.prefix)).filter((key) =>
-        [started, verified].some((job) => key.includes(`:operations:${job.body.data.jobId}`)),
+        [started, wrong, verified].some((job) => key.includes(`:operations:${job.body.data.jobId}`)),
       );
     expect(await jobKeys()).not.toEqual([]);
 
     expect((await gw(stack, 'DELETE', `/accounts/${id}`, { key: stack.keys.t2 })).status).toBe(200);
-    for (const job of [started, verified]) {
+    for (const job of [started, wrong, verified]) {
       const gone = await fetch(job.body.data.statusUrl, { headers: { 'x-api-key': stack.keys.t2 } });
       expect(gone.status).toBe(404);
     }

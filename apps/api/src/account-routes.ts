@@ -65,8 +65,11 @@ export function registerAccountRoutes(
       if (!removed) throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
       await queue.lanes.forget(laneOfAccount(removed));
       // The jobs that connected it hold its credentials (sealed input) and session (sealed result,
-      // readable at /jobs/{id} until their retention ends): they go with it.
-      await Promise.all(connectJobs.map((jobId) => queue.queue.remove(jobId)));
+      // readable at /jobs/{id} until their retention ends): they go with it. The account is gone
+      // already, so one that cannot be removed (still running, or Redis failing) is logged, not a 5xx.
+      const kept = await queue.removeJobs(connectJobs);
+      if (kept.length > 0)
+        request.log.warn({ accountId, jobs: kept }, 'connect jobs of a disconnected account kept');
       return envelope({
         statusCode: 200,
         message: 'Account disconnected',

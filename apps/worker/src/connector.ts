@@ -23,13 +23,12 @@ export class AccountConnector implements Connector {
     });
     if (outcome.kind === 'twofa') {
       // The caller gets a token of ours; the platform's twofa token stays sealed in Redis.
-      const twofaToken = await this.accounts.putPendingTwofa(this.tenantId, request.username, {
-        upstreamToken: outcome.token,
-        password: request.password,
-        deviceId,
-        email: outcome.email,
-        jobId: this.job.jobId,
-      });
+      const twofaToken = await this.accounts.putPendingTwofa(
+        this.tenantId,
+        request.username,
+        { upstreamToken: outcome.token, password: request.password, deviceId, email: outcome.email },
+        this.job.jobId,
+      );
       return { kind: 'twofa', twofaToken, maskedEmail: outcome.email };
     }
     return this.store(request, outcome.session, deviceId);
@@ -49,6 +48,8 @@ export class AccountConnector implements Connector {
         'twoFactorToken is unknown, expired or was issued for another username: call /connect again',
       );
     }
+    // Linked before the call: whether or not the code is right, this job's input holds the password.
+    await this.accounts.notePendingTwofaAttempt(this.tenantId, request.twoFactorToken, this.job.jobId);
     await this.job.beforeCall(true);
     const session = await this.client.loginTwofa({
       token: pending.upstreamToken,
@@ -56,18 +57,19 @@ export class AccountConnector implements Connector {
       deviceId: pending.deviceId,
     });
     this.job.afterWrite();
+    const jobIds = await this.accounts.pendingTwofaJobs(this.tenantId, request.twoFactorToken);
     await this.accounts.deletePendingTwofa(this.tenantId, request.twoFactorToken);
     // The password the platform accepted at /connect is the one stored, not the (unchecked) one
     // that came with the code.
-    return this.store({ ...request, password: pending.password }, session, pending.deviceId, pending.jobId);
+    return this.store({ ...request, password: pending.password }, session, pending.deviceId, jobIds);
   }
 
   private async store(
     request: ConnectRequest,
     session: UpstreamSession,
     deviceId: string,
-    /** The connect job a second factor completed. */
-    startedBy?: string,
+    /** The jobs of the connection this one completes (its connect and second-factor attempts). */
+    earlier: string[] = [],
   ): Promise<ConnectResult> {
     const record = await this.accounts.connect({
       tenantId: this.tenantId,
@@ -77,7 +79,7 @@ export class AccountConnector implements Connector {
       username: request.username,
       credentials: { username: request.username, password: request.password },
       session: { token: session.token, deviceId, deviceIdAt: Date.now() },
-      jobIds: startedBy === undefined ? [this.job.jobId] : [startedBy, this.job.jobId],
+      jobIds: [...new Set([...earlier, this.job.jobId])],
     });
     return { kind: 'connected', accountId: record.accountId, session: { ...session } };
   }

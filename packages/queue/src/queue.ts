@@ -172,6 +172,24 @@ export class OperationsQueue {
    * A request's job: its own, or its place in a batch (its outcome once the batch has ended, or
    * from the batch's latest progress report; else the batch's state).
    */
+  /**
+   * Removes finished jobs with everything they hold (a disconnected account's connect jobs). Returns
+   * the ids it could not remove: a job still running (BullMQ keeps a locked job), or Redis failing.
+   */
+  async removeJobs(jobIds: string[]): Promise<string[]> {
+    const kept = await Promise.allSettled(
+      jobIds.map(async (jobId) => {
+        if ((await this.queue.remove(jobId)) === 1) return false;
+        // Nothing removed: gone already (its retention ended), or locked by a worker.
+        return (await this.queue.getJobState(jobId)) !== 'unknown';
+      }),
+    );
+    return jobIds.filter((_, i) => {
+      const outcome = kept[i];
+      return outcome?.status !== 'fulfilled' || outcome.value;
+    });
+  }
+
   get(jobId: string): Promise<JobView | null> {
     return this.read(jobId, false);
   }

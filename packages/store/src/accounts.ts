@@ -40,13 +40,16 @@ export interface ConnectInput {
   credentials: PlatformCredentials;
   session: PlatformSessionState;
   /**
-   * The jobs whose sealed input or result carry these credentials or this session (the connect, and
-   * the connect a second factor completed): removed when the account is disconnected.
+   * The jobs whose sealed input or result carry these credentials or this session (the connect, or
+   * the connect and the second-factor attempts it took): removed when the account is disconnected.
    */
   jobIds?: string[];
 }
 
-/** How many connecting jobs an account remembers; older ones have expired with their retention. */
+/**
+ * How many connecting jobs an account remembers: one connected more often than this within the job
+ * retention keeps its older connect jobs (sealed) until their retention ends.
+ */
 const MAX_CONNECT_JOBS = 16;
 
 /** A connection waiting for its second factor: keyed by the hash of the token we gave the caller. */
@@ -57,8 +60,6 @@ export interface PendingTwofa {
   password: string;
   deviceId: string;
   email: string;
-  /** The connect job that started this login (its sealed input holds the password). */
-  jobId?: string;
 }
 
 const PENDING_TWOFA_TTL_SECONDS = 600;
@@ -95,16 +96,14 @@ export class AccountStore {
       updatedAt: now,
     };
     const context = record.accountId;
-    const jobIds = previous ? await this.connectJobs(tenantId, record.accountId) : [];
-    jobIds.push(...(input.jobIds ?? []));
-    await this.redis
-      .multi()
-      .hset(this.keys.account(tenantId, record.accountId), {
-        ...stringify(record),
-        credentials: this.keyring.sealJson(input.credentials, context),
-        session: this.keyring.sealJson(input.session, context),
-        connectJobs: JSON.stringify(jobIds.slice(-MAX_CONNECT_JOBS)),
-      })
+    const jobsKey = this.keys.accountJobs(tenantId, record.accountId);
+    const write = this.redis.multi().hset(this.keys.account(tenantId, record.accountId), {
+      ...stringify(record),
+      credentials: this.keyring.sealJson(input.credentials, context),
+      session: this.keyring.sealJson(input.session, context),
+    });
+    if (input.jobIds?.length) write.rpush(jobsKey, ...input.jobIds).ltrim(jobsKey, -MAX_CONNECT_JOBS, -1);
+    await write
       .zadd(this.keys.tenantAccounts(tenantId), record.createdAt, record.accountId)
       .hset(this.keys.tenantByPlatformId(tenantId), input.platformAccountId, record.accountId)
       .exec();
@@ -113,8 +112,7 @@ export class AccountStore {
 
   /** The jobs that connected the account (`ConnectInput.jobIds`), oldest first. */
   async connectJobs(tenantId: string, accountId: string): Promise<string[]> {
-    const stored = await this.redis.hget(this.keys.account(tenantId, accountId), 'connectJobs');
-    return stored ? (JSON.parse(stored) as string[]) : [];
+    return this.redis.lrange(this.keys.accountJobs(tenantId, accountId), 0, -1);
   }
 
   async get(tenantId: string, accountId: string): Promise<AccountRecord | null> {
@@ -194,7 +192,7 @@ export class AccountStore {
     if (!record) return null;
     await this.redis
       .multi()
-      .del(this.keys.account(tenantId, accountId))
+      .del(this.keys.account(tenantId, accountId), this.keys.accountJobs(tenantId, accountId))
       .zrem(this.keys.tenantAccounts(tenantId), accountId)
       .hdel(this.keys.tenantByPlatformId(tenantId), record.platformAccountId)
       .exec();
@@ -206,16 +204,35 @@ export class AccountStore {
     tenantId: string,
     username: string,
     pending: Omit<PendingTwofa, 'usernameHash'>,
+    /** The connect job that started it (its sealed input holds the password). */
+    jobId: string,
   ): Promise<string> {
     const token = newId('tfa');
     const record: PendingTwofa = { ...pending, usernameHash: sha256(username.toLowerCase()) };
-    await this.redis.set(
-      this.keys.pendingTwofa(tenantId, sha256(token)),
-      this.keyring.sealJson(record, token),
-      'EX',
-      PENDING_TWOFA_TTL_SECONDS,
-    );
+    const hash = sha256(token);
+    await this.redis
+      .multi()
+      .set(
+        this.keys.pendingTwofa(tenantId, hash),
+        this.keyring.sealJson(record, token),
+        'EX',
+        PENDING_TWOFA_TTL_SECONDS,
+      )
+      .rpush(this.keys.pendingTwofaJobs(tenantId, hash), jobId)
+      .expire(this.keys.pendingTwofaJobs(tenantId, hash), PENDING_TWOFA_TTL_SECONDS)
+      .exec();
     return token;
+  }
+
+  /** A second-factor attempt's job (its sealed input holds the password and the code). */
+  async notePendingTwofaAttempt(tenantId: string, token: string, jobId: string): Promise<void> {
+    const jobs = this.keys.pendingTwofaJobs(tenantId, sha256(token));
+    await this.redis.multi().rpush(jobs, jobId).expire(jobs, PENDING_TWOFA_TTL_SECONDS).exec();
+  }
+
+  /** The connect job and the attempts of a pending connection, oldest first. */
+  async pendingTwofaJobs(tenantId: string, token: string): Promise<string[]> {
+    return this.redis.lrange(this.keys.pendingTwofaJobs(tenantId, sha256(token)), 0, -1);
   }
 
   /** The pending connection, if the token is known, unexpired and was issued for this username. */
@@ -227,7 +244,8 @@ export class AccountStore {
   }
 
   async deletePendingTwofa(tenantId: string, token: string): Promise<void> {
-    await this.redis.del(this.keys.pendingTwofa(tenantId, sha256(token)));
+    const hash = sha256(token);
+    await this.redis.del(this.keys.pendingTwofa(tenantId, hash), this.keys.pendingTwofaJobs(tenantId, hash));
   }
 }
 
