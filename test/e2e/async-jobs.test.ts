@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCredentials } from '../support/common';
-import { account, gw, startStack, type TestStack } from '../support/stack';
+import { account, finished, gw, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
 
@@ -12,16 +12,6 @@ afterAll(async () => {
 });
 
 const connectBody = () => connectCredentials(stack, 'creator_demo', 'Demo');
-
-async function pollJob(url: string, key: string, until: (status: number) => boolean) {
-  for (let i = 0; i < 100; i++) {
-    const response = await fetch(url, { headers: { 'x-api-key': key } });
-    const body = (await response.json()) as any;
-    if (until(response.status)) return { status: response.status, body };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('job did not finish');
-}
 
 describe('asynchronous answers', () => {
   it('answers 202 with a job id while no worker runs, and the result once one starts', async () => {
@@ -37,15 +27,15 @@ describe('asynchronous answers', () => {
     expect(statusUrl).toBe(`${stack.apiUrl}/api/fansly/jobs/${jobId}`);
     expect(accepted.headers.get('location')).toBe(statusUrl);
 
-    const pending = await pollJob(statusUrl, stack.keys.t1, () => true);
+    const pending = await fetch(statusUrl, { headers: { 'x-api-key': stack.keys.t1 } });
     expect(pending.status).toBe(202);
-    expect(pending.body.data.state).toBe('waiting');
+    expect(((await pending.json()) as any).data.state).toBe('waiting');
 
     const foreign = await fetch(statusUrl, { headers: { 'x-api-key': stack.keys.t2 } });
     expect(foreign.status).toBe(404);
 
     await stack.startWorker();
-    const done = await pollJob(statusUrl, stack.keys.t1, (status) => status !== 202);
+    const done = await finished(statusUrl, stack.keys.t1);
     expect(done.status).toBe(201);
     expect(done.body.statusCode).toBe(201);
     expect(done.body.data.account_id).toMatch(/^acct_/);
@@ -70,7 +60,7 @@ describe('asynchronous answers', () => {
       headers: { prefer: 'respond-async' },
     });
     await stack.startWorker();
-    const done = await pollJob(accepted.body.data.statusUrl, stack.keys.t1, (status) => status !== 202);
+    const done = await finished(accepted.body.data.statusUrl, stack.keys.t1);
     expect(done.status).toBe(400);
     expect(done.body).toMatchObject({ statusCode: 400, code: 'INVALID_CREDENTIALS', error: 'Bad Request' });
     await stack.stopWorker();

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { GatewayEnv, parseEnv } from '@cg/config';
-import { ApiKeyStore, connectRedis, storeKeys } from '@cg/store';
+import { ApiKeyStore, connectRedis, redisAddress, storeKeys } from '@cg/store';
 import { type Static, Type } from 'typebox';
 
 const USAGE = `usage: pnpm keys <command>
@@ -42,8 +42,7 @@ async function main(argv: string[]): Promise<number> {
     await redis.connect();
   } catch {
     redis.disconnect();
-    // Host and port only: the URL may hold a password.
-    return fail(`Redis at ${redis.options.host}:${redis.options.port} cannot be reached (REDIS_URL)`);
+    return fail(`Redis at ${redisAddress(redis)} cannot be reached (REDIS_URL)`);
   }
   const apiKeys = new ApiKeyStore(redis, storeKeys(config.REDIS_PREFIX));
   try {

@@ -34,7 +34,7 @@ export interface Wake {
 
 export type Admission =
   | { kind: 'share'; jobId: string }
-  | { kind: 'full'; backlog: number; retryAfterSeconds: number }
+  | { kind: 'full'; retryAfterSeconds: number }
   /** Granted to start after `delayMs` (0 = now), or, with no delay, parked until its lane wakes it. */
   | { kind: 'ok'; delayMs: number | undefined };
 
@@ -139,8 +139,7 @@ export class AccountLanes {
       const request = requests[i] as AdmitRequest;
       if (kind === 'share') return { kind: 'share', jobId: String(rest[0]) };
       if (kind === 'full') {
-        const backlog = Number(rest[0]);
-        return { kind: 'full', backlog, retryAfterSeconds: this.backlogWait(backlog, Number(rest[1] ?? 0)) };
+        return { kind: 'full', retryAfterSeconds: this.backlogWait(Number(rest[0]), Number(rest[1] ?? 0)) };
       }
       return { kind: 'ok', delayMs: own.get(request.jobId) };
     });

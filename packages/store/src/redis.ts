@@ -21,7 +21,7 @@ export function watchRedis(
     info: (fields: object, message: string) => void;
   },
 ): void {
-  const where = `${redis.options.host ?? '?'}:${redis.options.port ?? '?'}`;
+  const where = redisAddress(redis);
   let down = false;
   redis.on('error', (error: NodeJS.ErrnoException) => {
     if (down) return;
@@ -35,3 +35,8 @@ export function watchRedis(
   });
 }
 export type { Redis } from 'ioredis';
+
+/** `host:port` of a connection, for messages: never its URL, which may hold a password. */
+export function redisAddress(redis: Redis): string {
+  return `${redis.options.host ?? '?'}:${redis.options.port ?? '?'}`;
+}
