@@ -11,7 +11,7 @@ import {
 import { Reaction } from '../../packages/operations/src/messages-like/operation';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests } from '../support/sim';
+import { type SimSession, simConfig, simRequests } from '../support/sim';
 import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
 
 interface DemoFixture {
@@ -135,6 +135,26 @@ describe('GET /{accountId}/chats/{chatId}/media-stats', () => {
     const { items, pages } = await walkMediaStats(chatId);
     expect(pages).toBe(1);
     expect(items.map((i) => i.id)).toEqual(expected.items.map((i: any) => i.id));
+  });
+
+  it('answers a page the platform left empty inside its gap with the same cursor, not the end', async () => {
+    const chatId = demo.chatIds[0]!;
+    const path = `/${accountId}/chats/${chatId}/media-stats`;
+    const first = await gw(stack, 'GET', path);
+    const cursor = first.body.data.nextCursor as string;
+    expect(typeof cursor).toBe('string');
+    // The platform's own gap: a second call within it gets an empty page.
+    await simConfig(stack, { mediaOfferGapMs: 60_000 });
+    try {
+      const inGap = await gw(stack, 'GET', `${path}?cursor=${cursor}`);
+      expectSuccess(inGap, 200);
+      expect(inGap.body.data.data.response.data).toEqual([]);
+      expect(inGap.body.data.nextCursor).toBe(cursor);
+    } finally {
+      await simConfig(stack, { mediaOfferGapMs: 0 });
+    }
+    const again = await gw(stack, 'GET', `${path}?cursor=${cursor}`);
+    expect(again.body.data.data.response.data.length).toBeGreaterThan(0);
   });
 
   it('answers 404 for an unknown chat and another creator’s chat', async () => {

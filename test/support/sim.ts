@@ -78,6 +78,16 @@ export async function injectFault(stack: TestStack, fault: Record<string, unknow
   if (!response.ok) throw new Error(`fault not accepted: ${await response.text()}`);
 }
 
+/** Changes the sandbox's settings (`POST /_sim/config`, sandbox.md). */
+export async function simConfig(stack: TestStack, config: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${stack.simUrl}/_sim/config`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(config),
+  });
+  if (!response.ok) throw new Error(`config not accepted: ${await response.text()}`);
+}
+
 export async function clearFaults(stack: TestStack): Promise<void> {
   await fetch(`${stack.simUrl}/_sim/faults`, { method: 'DELETE' });
 }

@@ -193,7 +193,10 @@ export const chatMediaStats = defineOperation({
       .map(toAccountMedia);
     return {
       ...upstreamData({ data, aggregationData: { accountMedia } }),
-      nextCursor: page.next ?? null,
+      // The platform answers an empty page inside its one-minute gap ("may return no data at
+      // times"). A page asked for with a cursor had items when that cursor was given out (one more
+      // was fetched to know it), so an empty one is that: the same cursor comes back, to ask again.
+      nextCursor: page.next ?? (rawItems.length === 0 && query.cursor ? query.cursor : null),
     };
   },
 });
