@@ -271,6 +271,21 @@ describe('accounts/by-ids', () => {
     for (const profile of profiles) expect(errorsOf(PlatformProfile, profile)).toEqual([]);
   });
 
+  it('takes as many ids as it says it does (1,000 of 19 digits: a 20 KB URL), and refuses one more', async () => {
+    await connectDemo();
+    const known = stack.fixtures.profilePlatformAccountIds.slice(0, 2);
+    const ids = [
+      ...known,
+      ...Array.from({ length: 998 }, (_, i) => String(9_000_000_000_000_000_000n + BigInt(i))),
+    ];
+    const response = await gw(stack, 'GET', `/accounts/by-ids?ids=${ids.join(',')}`);
+    expect(response.status).toBe(200);
+    expect(response.body.data.data.response.map((p: any) => p.id).sort()).toEqual([...known].sort());
+    const tooMany = await gw(stack, 'GET', `/accounts/by-ids?ids=${[...ids, '1'].join(',')}`);
+    expectBadRequest(tooMany);
+    expect(tooMany.body.message).toMatch(/at most 1000/);
+  });
+
   it('answers 400 naming the ids query parameter when it is missing', async () => {
     for (const path of ['/accounts/by-ids', '/accounts/by-ids?ids=']) {
       const response = await gw(stack, 'GET', path);

@@ -16,7 +16,9 @@ export const SNOWFLAKE_PATTERN = '^\\d{1,19}$';
 export const PlatformId = (description: string) => Type.String({ pattern: SNOWFLAKE_PATTERN, description });
 
 /** A Unix ms time the caller sends (a query or body field). */
-export const UnixMs = (description: string) => Type.Integer({ minimum: 0, description });
+/** Up to the last millisecond a JavaScript date can hold: a larger one would reach the platform as "1e+21". */
+export const UnixMs = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description });
 
 export const CountryCode = Type.String({
   pattern: '^[A-Z]{2}$',
