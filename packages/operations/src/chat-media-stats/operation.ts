@@ -10,7 +10,7 @@ export const MEDIA_STATS_PAGE_SIZE = 25;
 /** The platform's location type of a direct-message chat. */
 const LOCATION_TYPE_DIRECT_MESSAGE = 4001;
 
-const CURSOR_RULE = 'must be the nextCursor of a previous page of this chat';
+const CURSOR_RULE = 'must be a nextCursor this endpoint answered (an item’s platform id)';
 
 /** Media offer item (response.data[]). */
 export const MediaOfferItem = Type.Object({

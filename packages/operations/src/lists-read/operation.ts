@@ -11,7 +11,7 @@ export const LIST_PAGE_SIZE = 50;
 /** The platform's list order (by sortId, oldest addition first); it is what `after` pages over. */
 const SORT_MODE = 3;
 
-const CURSOR_RULE = 'must be the nextCursor of a previous page of this list';
+const CURSOR_RULE = 'must be a nextCursor this endpoint answered (an item’s platform id)';
 
 export const listsRead = defineOperation({
   name: 'lists-read',
