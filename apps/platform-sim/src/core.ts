@@ -60,7 +60,7 @@ export class SimCore {
   reset(): void {
     this.world.reset();
     this.sessions.clear();
-    this.faults.clear();
+    this.faults.reset();
     this.observations.reset();
     // In-flight counters of requests still running keep pointing at the old objects.
     this.traffic = new Map();

@@ -159,10 +159,37 @@ describe('fault injection', () => {
       { kind: 'latency' },
       { kind: 'error', rate: 2 },
       { kind: 'error', account: 'ghost' },
+      // A misspelled field would make the fault global; fields a kind ignores; faults that cannot match.
+      { kind: 'error', acount: 'creator_demo' },
+      { kind: 'sessionExpiry', account: 'creator_demo', count: 1 },
+      { kind: 'error', method: 'FOO' },
+      { kind: 'error', status: 429 },
+      { kind: 'rateLimit', retryAfterSeconds: 0 },
     ]) {
       const result = await sim.client.call('POST', '/_sim/faults', { body });
       expect(result.status).toBe(400);
       expect(typeof result.body.error).toBe('string');
     }
+  });
+
+  it('clears only faults still in effect, and numbers them from 1 again after a reset', async () => {
+    const used = await addFault({ kind: 'error', path: '/account/me', count: 1 });
+    expect((await me(demoToken)).status).toBe(503);
+    expect((await sim.client.call('DELETE', `/_sim/faults/${used.id}`)).status).toBe(404);
+    await addFault({ kind: 'error', path: '/account/me', count: 1 });
+    await me(demoToken);
+    expect((await sim.client.call('DELETE', '/_sim/faults')).body).toEqual({ cleared: 0 });
+    await sim.client.control('POST', '/reset');
+    expect((await addFault({ kind: 'error', path: '/account/me', count: 1 })).id).toBe('flt_1');
+  });
+
+  it('authenticates a request held by injected latency when it is handled, not before', async () => {
+    await addFault({ account: 'creator_demo', path: '/lists', method: 'POST', kind: 'latency', ms: 400 });
+    const held = sim.client.call('POST', '/api/v1/lists', { token: demoToken, body: { label: 'too late' } });
+    await sleep(100);
+    await addFault({ account: 'creator_demo', kind: 'sessionExpiry' });
+    expect((await held).status).toBe(401);
+    const fresh = await sim.client.login('creator_demo');
+    expect(await listLabels(fresh)).not.toContain('too late');
   });
 });

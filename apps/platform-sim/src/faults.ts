@@ -58,6 +58,30 @@ function numberField(
   return value;
 }
 
+/** The fields a fault may have, each kind its own besides the common ones. */
+const COMMON_FIELDS = ['kind', 'account', 'path', 'method', 'count', 'durationMs'];
+const KIND_FIELDS: Record<string, string[]> = {
+  latency: ['ms', 'minMs', 'maxMs'],
+  error: ['status', 'rate'],
+  rateLimit: ['retryAfterSeconds'],
+  resetBeforeApply: [],
+  resetAfterApply: [],
+  // Applied once, when posted: it has no scope in time or count.
+  sessionExpiry: ['kind', 'account'],
+};
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
+
+/** A misspelled field (`acount`) would silently make a fault global: it is refused instead. */
+function checkFields(body: Record<string, unknown>): void {
+  const kind = String(body.kind);
+  const own = KIND_FIELDS[kind];
+  if (!own) return; // parseEffect names the kinds
+  const allowed = kind === 'sessionExpiry' ? own : [...COMMON_FIELDS, ...own];
+  const unknown = Object.keys(body).filter((field) => !allowed.includes(field));
+  if (unknown.length > 0)
+    throw new ControlError(400, `a ${kind} fault takes ${allowed.join(', ')}; not ${unknown.join(', ')}`);
+}
+
 function parseEffect(body: Record<string, unknown>): FaultEffect {
   switch (body.kind) {
     case 'latency': {
@@ -72,12 +96,14 @@ function parseEffect(body: Record<string, unknown>): FaultEffect {
     case 'error': {
       const status = numberField(body, 'status', 400, 599) ?? 503;
       if (!Number.isInteger(status)) throw new ControlError(400, '"status" must be an integer');
+      if (status === 429) throw new ControlError(400, 'a 429 is the rateLimit fault (with its Retry-After)');
       return { kind: 'error', status, rate: numberField(body, 'rate', 0, 1) ?? 1 };
     }
     case 'rateLimit':
+      // Served as whole seconds, at least one (`Retry-After: 0` would invite a storm).
       return {
         kind: 'rateLimit',
-        retryAfterSeconds: Math.ceil(numberField(body, 'retryAfterSeconds', 0, 3600) ?? 1),
+        retryAfterSeconds: Math.ceil(numberField(body, 'retryAfterSeconds', 1, 3600) ?? 1),
       };
     case 'resetBeforeApply':
     case 'resetAfterApply':
@@ -99,6 +125,7 @@ export class Faults {
   parse(body: unknown, resolveScope: (account: string) => FaultScope | null): Fault {
     if (!isRecord(body)) throw new ControlError(400, 'body must be a JSON object');
     const effect = parseEffect(body);
+    checkFields(body);
     let scope: FaultScope | null = null;
     if (body.account !== undefined && body.account !== null) {
       if (typeof body.account !== 'string')
@@ -114,8 +141,9 @@ export class Faults {
     }
     let method: string | null = null;
     if (body.method !== undefined && body.method !== null) {
-      if (typeof body.method !== 'string') throw new ControlError(400, '"method" must be a string');
-      method = body.method.toUpperCase();
+      method = typeof body.method === 'string' ? body.method.toUpperCase() : '';
+      if (!METHODS.includes(method))
+        throw new ControlError(400, `"method" must be one of ${METHODS.join(', ')}`);
     }
     const count = numberField(body, 'count', 1, 1_000_000);
     const durationMs = numberField(body, 'durationMs', 1, 86_400_000);
@@ -143,6 +171,8 @@ export class Faults {
   }
 
   remove(id: string): boolean {
+    // A fault that has run its count or its time is gone already: 404, like an unknown one.
+    this.prune(Date.now());
     const before = this.faults.length;
     this.faults = this.faults.filter((fault) => fault.id !== id);
     return this.faults.length < before;
@@ -152,7 +182,15 @@ export class Faults {
     this.faults = [];
   }
 
+  /** POST /_sim/reset: no faults, and ids start again. */
+  reset(): void {
+    this.faults = [];
+    this.nextId = 1;
+  }
+
+  /** Faults still in effect. */
   get size(): number {
+    this.prune(Date.now());
     return this.faults.length;
   }
 

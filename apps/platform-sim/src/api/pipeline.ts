@@ -64,7 +64,7 @@ async function handle(
   const now = Date.now();
   const queryAt = request.url.indexOf('?');
   const path = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
-  const creator = attribute(core, route, request, now);
+  let creator = attribute(core, route, request, now);
   const observations = core.observations;
   observations.requests += 1;
   let resetAfter = false;
@@ -106,7 +106,12 @@ async function handle(
 
     const outcome = core.faults.match(creator >= 0 ? creator : null, route.method, path, now);
     observations.faultsApplied += outcome.applied;
-    if (outcome.latencyMs > 0) await sleep(outcome.latencyMs);
+    if (outcome.latencyMs > 0) {
+      await sleep(outcome.latencyMs);
+      // While it waited the world may have been reset or the session expired: a request is
+      // authenticated when it is handled, as the platform would.
+      if (route.auth === 'session' && attribute(core, route, request, Date.now()) !== creator) creator = -1;
+    }
     const effect = outcome.terminal?.effect;
     if (effect?.kind === 'error') {
       throw new SimError(
