@@ -192,4 +192,14 @@ describe('fault injection', () => {
     const fresh = await sim.client.login('creator_demo');
     expect(await listLabels(fresh)).not.toContain('too late');
   });
+
+  it('does not count an injected 429 or error against the account’s own per-minute limit', async () => {
+    await sim.client.control('POST', '/config', { maxRequestsPerMinutePerAccount: 4 });
+    await addFault({ account: 'creator_demo', kind: 'rateLimit', retryAfterSeconds: 1, count: 2 });
+    await addFault({ account: 'creator_demo', kind: 'error', path: '/account/me', count: 1 });
+    const statuses = [];
+    for (let i = 0; i < 7; i++) statuses.push((await me(demoToken)).status);
+    // Four accepted in the minute: the login before the test, then three; the faults' answers are not counted.
+    expect(statuses).toEqual([429, 429, 503, 200, 200, 200, 429]);
+  });
 });

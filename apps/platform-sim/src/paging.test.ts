@@ -225,6 +225,7 @@ describe('cursor paging', () => {
       '/subscribers?offset=-1',
       '/message/unread?before=xyz',
       '/subscribers?limit=0',
+      `/account/${demo.platformAccountId}/following?before=abc`,
     ]) {
       const result = await sim.client.call('GET', `/api/v1${path}`, { token });
       expect(result.status).toBe(400);

@@ -42,6 +42,14 @@ export class RollingMinute {
     this.counts[b] = (this.counts[b] ?? 0) + 1;
     return 0;
   }
+
+  /** Takes back a request counted at `nowMs` that was then answered 429 or 5xx by a fault. */
+  untake(nowMs: number): void {
+    const nowSecond = Math.floor(nowMs / 1000);
+    const b = nowSecond % WINDOW_SECONDS;
+    if (this.seconds[b] === nowSecond && (this.counts[b] ?? 0) > 0)
+      this.counts[b] = (this.counts[b] ?? 0) - 1;
+  }
 }
 
 /** Limits and platform-side memory of one account (cleared by /_sim/reset only). */

@@ -1,5 +1,5 @@
 import { invalidField, notFound } from '../errors';
-import { queryCsv, queryLimit, queryOffset } from '../params';
+import { queryCsv, queryCursorId, queryLimit, queryOffset } from '../params';
 import type { PlatformProfile } from '../records';
 import { creatorProfile } from '../world/profiles';
 import type { ApiContext, ApiRoute } from './types';
@@ -36,6 +36,9 @@ function following(ctx: ApiContext): unknown {
   const accountId = ctx.params.accountId ?? '';
   const limit = queryLimit(ctx.query);
   const offset = queryOffset(ctx.query);
+  // The platform's snowflake bounds: checked like everywhere (400 code 10), though paging is by offset.
+  queryCursorId(ctx.query, 'before');
+  queryCursorId(ctx.query, 'after');
   const world = ctx.core.world;
   const ref = world.resolveAccount(accountId);
   if (!ref) throw notFound('account');

@@ -71,6 +71,7 @@ async function handle(
   let previousMediaOfferAt: number | null = null;
 
   const observation = creator >= 0 ? core.observationOf(creator) : null;
+  const traffic = creator >= 0 ? core.trafficOf(creator) : null;
   reply.raw.once('close', () => {
     const status = reply.raw.writableFinished ? String(reply.raw.statusCode) : 'reset';
     if (status === '429') observations.served429 += 1;
@@ -79,8 +80,7 @@ async function handle(
   });
 
   try {
-    if (observation) {
-      const traffic = core.trafficOf(creator);
+    if (observation && traffic) {
       observation.request(`${route.method} ${path}`);
       traffic.inFlight += 1;
       observation.maxInFlight = Math.max(observation.maxInFlight, traffic.inFlight);
@@ -113,6 +113,8 @@ async function handle(
       if (route.auth === 'session' && attribute(core, route, request, Date.now()) !== creator) creator = -1;
     }
     const effect = outcome.terminal?.effect;
+    // An injected 429 or error is not a request the platform accepted: it leaves the minute's count.
+    if (effect?.kind === 'error' || effect?.kind === 'rateLimit') traffic?.minute.untake(now);
     if (effect?.kind === 'error') {
       throw new SimError(
         effect.status,
