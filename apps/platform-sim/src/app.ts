@@ -1,4 +1,11 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { API_PREFIX, registerApi } from './api/pipeline';
 import { CONTROL_PREFIX, registerControl } from './control';
 import { SimCore } from './core';
@@ -17,6 +24,13 @@ function statusOf(error: unknown): number {
   return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
 }
 
+/** The router's own refusals (a malformed percent-encoding): the platform's envelope under /api. */
+function malformedUrl(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (request.url.startsWith(`${API_PREFIX}/`))
+    reply.code(400).send({ success: false, error: { code: ErrorCode.validation, details: 'malformed URL' } });
+  else reply.code(400).send({ error: 'malformed URL' });
+}
+
 /**
  * Builds the sandbox (not listening). Callers: `await app.listen({ port: 0, host: '127.0.0.1' })`.
  */
@@ -30,6 +44,7 @@ export async function buildSim(partial: Partial<SimOptions> = {}): Promise<Fasti
     exposeHeadRoutes: false,
     // Requests of the benchmarks come over keep-alive connections; close them promptly on shutdown.
     forceCloseConnections: true,
+    frameworkErrors: malformedUrl,
   } satisfies FastifyServerOptions;
   const app: FastifyInstance = options.logger
     ? Fastify({ ...common, loggerInstance: options.logger })

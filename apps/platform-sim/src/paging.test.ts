@@ -226,6 +226,7 @@ describe('cursor paging', () => {
       '/message/unread?before=xyz',
       '/subscribers?limit=0',
       `/account/${demo.platformAccountId}/following?before=abc`,
+      '/account/%E0%A4%A/following',
     ]) {
       const result = await sim.client.call('GET', `/api/v1${path}`, { token });
       expect(result.status).toBe(400);
