@@ -90,8 +90,9 @@ describe.skipIf(!hasRedisServer)('a process started before its Redis', () => {
       const ready = app === 'api' ? 'listening' : 'worker started';
       await eventually(async () => (output.includes(ready) ? true : undefined), 30_000, `${app} started`);
       expect(output).toContain('is reachable again');
-      // Nor a runtime warning, such as a deprecated Fastify option (`(node:123) [FSTDEP022] ...`).
-      expect(output).not.toMatch(/\(node:\d+\) \[\w+\]/);
+      // Nor a runtime warning, such as a deprecated Fastify option (`(node:123) [FSTDEP022] ...`) or
+      // Ajv option (`DEPRECATED: option unicode ...`).
+      expect(output).not.toMatch(/\(node:\d+\) \[\w+\]|DEPRECATED/);
       child.kill('SIGTERM');
     });
   }
