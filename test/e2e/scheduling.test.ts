@@ -34,6 +34,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** Every `GET /account/me` of creator_demo (the hot account) takes `ms` longer at the sandbox. */
+const slowMe = (ms: number) =>
+  injectFault(stack, { account: 'creator_demo', path: '/api/v1/account/me', kind: 'latency', ms });
+
 const finished = (statusUrl: string, key = stack.keys.t1, timeoutMs?: number) =>
   finishedAt(statusUrl, key, timeoutMs);
 
@@ -46,12 +50,7 @@ const timed = async <T>(work: () => Promise<T>) => {
 describe('per-account concurrency', () => {
   it('keeps 50 concurrent callers of one account to 2 platform calls in flight', async () => {
     await resetObservations(stack);
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/account/me',
-      kind: 'latency',
-      ms: 100,
-    });
+    await slowMe(100);
     const answers = await Promise.all(Array.from({ length: 50 }, () => gw(stack, 'GET', `/${hot}/me`)));
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
     const seen = await observations(stack, hotPlatformId);
@@ -119,12 +118,7 @@ describe('one platform account connected twice', () => {
     const twin = await connectAccount(stack, 'creator_demo', stack.keys.t2);
     expect(twin).not.toBe(hot);
     await resetObservations(stack);
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/account/me',
-      kind: 'latency',
-      ms: 100,
-    });
+    await slowMe(100);
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         i % 2 === 0
@@ -404,12 +398,7 @@ describe('backlog and fairness', () => {
   });
 
   it('keeps a cold account fast while a hot account has hundreds of jobs queued', async () => {
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/account/me',
-      kind: 'latency',
-      ms: 50,
-    });
+    await slowMe(50);
     const hotJobs: string[] = [];
     for (let i = 0; i < BACKLOG - 5; i++) {
       hotJobs.push(
@@ -437,12 +426,7 @@ describe('graceful shutdown', () => {
     let pending: string | undefined;
     try {
       await resetObservations(stack);
-      await injectFault(stack, {
-        account: 'creator_demo',
-        path: '/api/v1/account/me',
-        kind: 'latency',
-        ms: 1_500,
-      });
+      await slowMe(1_500);
       const inFlight = await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } });
       await eventually(
         async () =>

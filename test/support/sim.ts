@@ -70,22 +70,12 @@ export async function simFixture(stack: TestStack, username: string): Promise<an
 }
 
 export async function injectFault(stack: TestStack, fault: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${stack.simUrl}/_sim/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(fault),
-  });
-  if (!response.ok) throw new Error(`fault not accepted: ${await response.text()}`);
+  await postJson(stack, '/_sim/faults', fault);
 }
 
 /** Changes the sandbox's settings (`POST /_sim/config`, sandbox.md). */
 export async function simConfig(stack: TestStack, config: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${stack.simUrl}/_sim/config`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(config),
-  });
-  if (!response.ok) throw new Error(`config not accepted: ${await response.text()}`);
+  await postJson(stack, '/_sim/config', config);
 }
 
 export async function clearFaults(stack: TestStack): Promise<void> {

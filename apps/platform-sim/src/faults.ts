@@ -58,25 +58,24 @@ function numberField(
   return value;
 }
 
-/** The fields a fault may have, each kind its own besides the common ones. */
-const COMMON_FIELDS = ['kind', 'account', 'path', 'method', 'count', 'durationMs'];
+/** The fields a fault may have: every kind's, the scope of those kept in the list, each kind's own. */
+const FIELDS = ['kind', 'account'];
+const SCOPE_FIELDS = ['path', 'method', 'count', 'durationMs'];
 const KIND_FIELDS: Record<string, string[]> = {
   latency: ['ms', 'minMs', 'maxMs'],
   error: ['status', 'rate'],
   rateLimit: ['retryAfterSeconds'],
   resetBeforeApply: [],
   resetAfterApply: [],
-  // Applied once, when posted: it has no scope in time or count.
-  sessionExpiry: ['kind', 'account'],
 };
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 
 /** A misspelled field (`acount`) would silently make a fault global: it is refused instead. */
 function checkFields(body: Record<string, unknown>): void {
   const kind = String(body.kind);
-  const own = KIND_FIELDS[kind];
-  if (!own) return; // parseEffect names the kinds
-  const allowed = kind === 'sessionExpiry' ? own : [...COMMON_FIELDS, ...own];
+  // sessionExpiry acts once, when posted: it has no path, method, count or duration.
+  const allowed =
+    kind === 'sessionExpiry' ? FIELDS : [...FIELDS, ...SCOPE_FIELDS, ...(KIND_FIELDS[kind] ?? [])];
   const unknown = Object.keys(body).filter((field) => !allowed.includes(field));
   if (unknown.length > 0)
     throw new ControlError(400, `a ${kind} fault takes ${allowed.join(', ')}; not ${unknown.join(', ')}`);

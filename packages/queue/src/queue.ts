@@ -169,10 +169,6 @@ export class OperationsQueue {
   }
 
   /**
-   * A request's job: its own, or its place in a batch (its outcome once the batch has ended, or
-   * from the batch's latest progress report; else the batch's state).
-   */
-  /**
    * Removes finished jobs with everything they hold (a disconnected account's connect jobs). Returns
    * the ids it could not remove: a job still running (BullMQ keeps a locked job), or Redis failing.
    */
@@ -190,6 +186,10 @@ export class OperationsQueue {
     });
   }
 
+  /**
+   * A request's job: its own, or its place in a batch (its outcome once the batch has ended, or
+   * from the batch's latest progress report; else the batch's state).
+   */
   get(jobId: string): Promise<JobView | null> {
     return this.read(jobId, false);
   }
