@@ -13,7 +13,7 @@ import { registerJobRoutes } from './job-routes';
 import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
-import { finiteNumbersOnly, jsonBodyProblem } from './validation';
+import { jsonBodyProblem } from './validation';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -62,11 +62,11 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
     clientErrorHandler: clientError,
   });
   const ajv = validators();
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart === 'body') return ajv.body.compile(schema);
-    // Coerced text can become Infinity (`?after=1e400`), which the `integer` keyword lets through.
-    return finiteNumbersOnly(ajv.other.compile(schema));
-  });
+  // Coerced text can become Infinity (`?after=1e400`): every query and path number has a maximum
+  // (`assertRegistry`), which refuses it.
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? ajv.body : ajv.other).compile(schema),
+  );
   // Response schemas document the contract (OpenAPI) and are checked by the tests; they do not
   // reshape answers, which a serializer would do silently on a mismatch.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

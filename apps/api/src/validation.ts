@@ -1,4 +1,3 @@
-import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify/types/schema';
 
 const LOCATION: Record<string, string> = {
@@ -53,48 +52,6 @@ export function jsonBodyProblem(body: unknown): string | undefined {
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) return `the body nests deeper than ${MAX_JSON_DEPTH} levels`;
     for (const child of Object.values(value)) pending.push([child, depth + 1]);
-  }
-  return undefined;
-}
-
-/**
- * A query string, path or headers validator that also refuses numbers that are not finite: Ajv's
- * coercion reads `1e400` or `Infinity` as Infinity, and its `integer` check lets Infinity through.
- * The failure names the field like every other validation failure.
- */
-export function finiteNumbersOnly(validate: ValidateFunction) {
-  const checked = Object.assign(
-    (data: unknown, options?: Parameters<ValidateFunction>[1]): boolean => {
-      if (!validate(data, options)) {
-        checked.errors = (validate.errors ?? null) as FastifySchemaValidationError[] | null;
-        return false;
-      }
-      const field = nonFiniteField(data);
-      checked.errors =
-        field === undefined
-          ? null
-          : [
-              {
-                instancePath: `/${field}`,
-                schemaPath: '',
-                keyword: 'finite',
-                params: {},
-                message: 'must be a finite number',
-              },
-            ];
-      return field === undefined;
-    },
-    // Fastify lets Ajv coerce a part in place only when it can see the compiled schema.
-    { errors: null as FastifySchemaValidationError[] | null, schemaEnv: validate.schemaEnv },
-  );
-  return checked;
-}
-
-function nonFiniteField(data: unknown): string | undefined {
-  if (data === null || typeof data !== 'object') return undefined;
-  for (const [field, value] of Object.entries(data)) {
-    const values: unknown[] = Array.isArray(value) ? value : [value];
-    if (values.some((v) => typeof v === 'number' && !Number.isFinite(v))) return field;
   }
   return undefined;
 }

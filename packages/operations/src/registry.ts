@@ -63,15 +63,28 @@ export function findOperation(name: string): OperationDef<OperationSchemas> | un
   return byName.get(name);
 }
 
-/** Fails start-up on a duplicate name or route, like a registry should. */
-export function assertRegistry(): void {
+/**
+ * Fails start-up on a duplicate name or route, like a registry should, and on a number in a query
+ * string or path without a maximum: coerced text such as `1e400` or `Infinity` becomes Infinity,
+ * which Ajv's `integer` lets through and only a maximum refuses.
+ */
+export function assertRegistry(ops: readonly OperationDef<OperationSchemas>[] = allOperations): void {
   const names = new Set<string>();
   const routes = new Set<string>();
-  for (const op of allOperations) {
+  for (const op of ops) {
     const route = `${op.method} ${op.path}`;
     if (names.has(op.name)) throw new Error(`duplicate operation name ${op.name}`);
     if (routes.has(route)) throw new Error(`duplicate operation route ${route}`);
     names.add(op.name);
     routes.add(route);
+    for (const part of [op.schemas.querystring, op.schemas.params]) {
+      for (const [field, schema] of Object.entries(part?.properties ?? {})) {
+        const { type, maximum } = schema as { type?: unknown; maximum?: unknown };
+        if ((type === 'integer' || type === 'number') && typeof maximum !== 'number')
+          throw new Error(
+            `operation ${op.name}: the number ${field} needs a maximum (text can read as Infinity)`,
+          );
+      }
+    }
   }
 }
