@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { ApiKeyStore, connectRedis, randomId, storeKeys } from '@cg/store';
+import { ApiKeyStore, connectRedis, randomId, sha256, storeKeys } from '@cg/store';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../scripts/lib/redis';
 import { scanKeys } from './support/stack';
@@ -22,7 +22,7 @@ type Failure = { code: number; stderr: string };
 
 afterAll(async () => {
   const left = await scanKeys(redis, prefix);
-  if (left.length > 0) await redis.del(...left);
+  for (const key of left) await redis.unlink(key);
   redis.disconnect();
 });
 
@@ -49,6 +49,27 @@ describe('pnpm keys', () => {
     await cli('revoke', info!.keyId);
     expect(await keys.resolve(key)).toBeNull();
     expect((await cli('list')).stdout).not.toContain(info!.keyId);
+  });
+
+  it('keeps the keys an earlier version stored outside the {keys} slot, moving them there', async () => {
+    // The layout before API keys shared a Cluster slot: `<prefix>:apikeys` and `<prefix>:apikey:<hash>`.
+    const key = `cgk_${randomId(32)}`;
+    const hash = sha256(key);
+    await redis.hset(`${prefix}:apikey:${hash}`, {
+      keyId: 'key_legacy1',
+      tenantId: 'old',
+      label: 'v0',
+      createdAt: '1',
+    });
+    await redis.hset(`${prefix}:apikeys`, 'key_legacy1', hash);
+
+    const listed = await cli('list');
+    expect(listed.stdout).toContain('key_legacy1\told');
+    expect(await keys.resolve(key)).toMatchObject({ keyId: 'key_legacy1', tenantId: 'old', label: 'v0' });
+    expect(await redis.exists(`${prefix}:apikey:${hash}`, `${prefix}:apikeys`)).toBe(0);
+
+    await cli('revoke', 'key_legacy1');
+    expect(await keys.resolve(key)).toBeNull();
   });
 
   it('refuses misuse with exit code 2', async () => {

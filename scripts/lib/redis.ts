@@ -79,9 +79,10 @@ export function freePort(): Promise<number> {
 
 /**
  * A redis-server of our own on a free loopback port, configured like docker-compose.yml (AOF, fsync
- * every second by default, no RDB snapshots, noeviction), with its data under `dataDir`.
+ * every second by default, no RDB snapshots, noeviction), with its data under `dataDir` and any
+ * further `args` (the tests' one-node Cluster).
  */
-export async function spawnRedis(dataDir: string): Promise<RedisHandle> {
+export async function spawnRedis(dataDir: string, args: string[] = []): Promise<RedisHandle> {
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
   const child: ChildProcess = spawn(
@@ -99,6 +100,7 @@ export async function spawnRedis(dataDir: string): Promise<RedisHandle> {
       '',
       '--maxmemory-policy',
       'noeviction',
+      ...args,
     ],
     { stdio: 'ignore' },
   );

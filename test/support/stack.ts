@@ -41,9 +41,15 @@ export interface SimFixtures {
  * a worker, on the run's Redis under a prefix of the file's own, removed again by `stop`.
  */
 export async function startStack(
-  options: { worker?: boolean; env?: Record<string, string>; sim?: Partial<SimOptions> } = {},
+  options: {
+    worker?: boolean;
+    env?: Record<string, string>;
+    sim?: Partial<SimOptions>;
+    /** Another Redis than the run's (the Cluster test's). */
+    redisUrl?: string;
+  } = {},
 ): Promise<TestStack> {
-  const redisUrl = inject('redisUrl');
+  const redisUrl = options.redisUrl ?? inject('redisUrl');
   const prefix = `cgt-${randomId(8)}`;
   const sim = await buildSim({ logLevel: 'silent', ...options.sim });
   const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
@@ -137,7 +143,10 @@ export async function redisText(stack: TestStack): Promise<string[]> {
 
 async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   const keys = await scanKeys(redis, prefix);
-  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  // One key per command: a Redis Cluster refuses a DEL of keys in different slots.
+  const unlink = redis.pipeline();
+  for (const key of keys) unlink.unlink(key);
+  await unlink.exec();
 }
 
 export function account(stack: TestStack, username: string): SimAccountFixture {

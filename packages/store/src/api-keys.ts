@@ -46,6 +46,23 @@ export class ApiKeyStore {
       .sort((a, b) => a.createdAt - b.createdAt);
   }
 
+  /**
+   * Moves the keys an earlier version stored outside the `{keys}` slot to where they are kept now, so
+   * that an upgraded deployment keeps its keys; returns how many it moved (0 once done). Such keys
+   * exist only on a Redis that is not a Cluster: writing them failed on one.
+   */
+  async adoptLegacy(): Promise<number> {
+    const legacy = await this.redis.hgetall(this.keys.legacyApiKeyIndex());
+    for (const [keyId, hash] of Object.entries(legacy)) {
+      const record = await this.redis.hgetall(this.keys.legacyApiKey(hash));
+      const move = this.redis.multi();
+      if (toInfo(record))
+        move.hset(this.keys.apiKey(hash), record).hset(this.keys.apiKeyIndex(), keyId, hash);
+      await move.del(this.keys.legacyApiKey(hash)).hdel(this.keys.legacyApiKeyIndex(), keyId).exec();
+    }
+    return Object.keys(legacy).length;
+  }
+
   /** Returns false when no such key id exists. */
   async revoke(keyId: string): Promise<boolean> {
     const hash = await this.redis.hget(this.keys.apiKeyIndex(), keyId);

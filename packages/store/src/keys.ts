@@ -1,12 +1,16 @@
 /**
- * Every Redis key the store owns, in one place. Keys of one tenant share the hash tag `{t:<tenant>}`
- * so the multi-key writes of an account (record, tenant index) stay in one Cluster slot.
+ * Every Redis key the store owns, in one place. Keys written together in one MULTI share a hash tag,
+ * so that each MULTI stays in one Cluster slot: an account's (record, tenant index) the tenant's
+ * `{t:<tenant>}`, an API key's (record, key index) `{keys}`.
  */
 export function storeKeys(prefix: string) {
   const tenant = (tenantId: string) => `${prefix}:{t:${tenantId}}`;
   return {
-    apiKey: (hash: string) => `${prefix}:apikey:${hash}`,
-    apiKeyIndex: () => `${prefix}:apikeys`,
+    apiKey: (hash: string) => `${prefix}:{keys}:apikey:${hash}`,
+    apiKeyIndex: () => `${prefix}:{keys}:apikeys`,
+    /** Where API keys were kept before they shared a slot (read once by `ApiKeyStore.adoptLegacy`). */
+    legacyApiKey: (hash: string) => `${prefix}:apikey:${hash}`,
+    legacyApiKeyIndex: () => `${prefix}:apikeys`,
     account: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}`,
     /** The jobs that connected an account (their sealed input and result hold its secrets). */
     accountJobs: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}:jobs`,
