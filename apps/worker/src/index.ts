@@ -25,7 +25,9 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     ...(config.PLATFORM_CHECK_KEY === undefined ? {} : { checkKey: config.PLATFORM_CHECK_KEY }),
   });
   const log = logger.child({ module: 'worker' });
-  const operations = startWorker(createProcessor({ client, store, keyring }), {
+  // A re-login is a device-id call and the login, each within the platform timeout.
+  const reloginLockMs = 2 * config.PLATFORM_TIMEOUT_MS + 5_000;
+  const operations = startWorker(createProcessor({ client, store, keyring, reloginLockMs }), {
     redis,
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,

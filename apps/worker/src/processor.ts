@@ -12,11 +12,13 @@ export interface ProcessorDeps {
   client: PlatformClient;
   store: Store;
   keyring: Keyring;
+  /** How long a re-login may hold its account's lock (`AccountSessions`). */
+  reloginLockMs: number;
 }
 
 /** Runs one job: finds its operation, opens its sealed input, lends it a platform session. */
-export function createProcessor({ client, store, keyring }: ProcessorDeps): Processor {
-  const sessions = new AccountSessions(client, store.accounts);
+export function createProcessor({ client, store, keyring, reloginLockMs }: ProcessorDeps): Processor {
+  const sessions = new AccountSessions(client, store.accounts, reloginLockMs);
   return async (payload, job) => {
     const op = findOperation(payload.op);
     if (!op) throw new GatewayError('INTERNAL', `no handler for operation ${payload.op}`);

@@ -1,16 +1,24 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '@cg/contract';
 import type { CallArgs } from '@cg/operations';
 import { type AuthEndpointName, type PlatformClient, PlatformError } from '@cg/platform-client';
-import type { AccountStore, PlatformSessionState } from '@cg/store';
+import { RetryableError } from '@cg/queue';
+import { type AccountStore, type PlatformSessionState, randomId } from '@cg/store';
 
 /** The platform's own clients fetch a new device id every 180 minutes. */
 const DEVICE_ID_TTL_MS = 180 * 60_000;
 
+/** How often a call renews a session the platform ends again at once before the job is retried. */
+const MAX_RENEWALS = 2;
+/** How often a job waiting for another process's re-login of its account looks at the outcome. */
+const RELOGIN_POLL_MS = 100;
+
 /**
  * Platform sessions of connected accounts. A call that meets an expired session (401, or 400 code
- * 99) logs in again once with the stored credentials and is repeated: the platform refused it before
- * doing anything, so repeating it is safe even for a write. Re-logins of one account in this process
- * are shared, so a burst of jobs meeting the same expiry logs in once.
+ * 99) logs in again with the stored credentials and is repeated: the platform refused it before
+ * doing anything, so repeating it is safe even for a write. One re-login of an account runs at a
+ * time, in this process and across processes (`lockRelogin`), so a burst of jobs meeting the same
+ * expiry logs in once (a second-factor account is sent one code, not one per worker).
  */
 export class AccountSessions {
   private readonly relogins = new Map<string, Promise<PlatformSessionState>>();
@@ -18,6 +26,8 @@ export class AccountSessions {
   constructor(
     private readonly client: PlatformClient,
     private readonly accounts: AccountStore,
+    /** How long a re-login may hold the account's lock (its platform calls' timeouts and more). */
+    private readonly reloginLockMs: number,
   ) {}
 
   /** `beforeSend` runs right before each request leaves (write ledger, media-stats gap). */
@@ -30,23 +40,24 @@ export class AccountSessions {
     /** The session the caller read already (saves a read); else it is read here. */
     known?: PlatformSessionState | null,
   ): Promise<T> {
-    const session = known ?? (await this.accounts.session(tenantId, accountId));
+    let session = known ?? (await this.accounts.session(tenantId, accountId));
     if (!session) throw reauthRequired();
-    await beforeSend?.();
-    try {
-      return await this.client.call<T>(session, endpoint, args);
-    } catch (error) {
-      if (!isExpired(error)) throw error;
-      const renewed = await this.relogin(tenantId, accountId, session.token);
+    for (let renewals = 0; ; renewals++) {
       await beforeSend?.();
       try {
-        return await this.client.call<T>(renewed, endpoint, args);
-      } catch (again) {
-        if (isExpired(again)) {
-          await this.accounts.markReauthRequired(tenantId, accountId);
-          throw reauthRequired();
-        }
-        throw again;
+        return await this.client.call<T>(session, endpoint, args);
+      } catch (error) {
+        if (!isExpired(error)) throw error;
+        // The platform ended the new session too, while this call was on its way: nothing says the
+        // password is wrong, so the job is tried again later (the platform applied nothing).
+        if (renewals === MAX_RENEWALS)
+          throw new RetryableError(
+            new GatewayError(
+              'UPSTREAM_UNAVAILABLE',
+              'the platform ended each new session of this account at once; try again later',
+            ),
+          );
+        session = await this.relogin(tenantId, accountId, session.token);
       }
     }
   }
@@ -54,23 +65,43 @@ export class AccountSessions {
   private relogin(tenantId: string, accountId: string, staleToken: string): Promise<PlatformSessionState> {
     const running = this.relogins.get(accountId);
     if (running) return running;
-    const task = this.loginAgain(tenantId, accountId, staleToken).finally(() =>
+    const task = this.loginOnce(tenantId, accountId, staleToken).finally(() =>
       this.relogins.delete(accountId),
     );
     this.relogins.set(accountId, task);
     return task;
   }
 
-  private async loginAgain(
+  /** Logs in under the account's lock, or waits for the process that holds it and takes its outcome. */
+  private async loginOnce(
     tenantId: string,
     accountId: string,
     staleToken: string,
   ): Promise<PlatformSessionState> {
-    const current = await this.accounts.session(tenantId, accountId);
-    // Another process may have renewed it already.
-    if (current && current.token !== staleToken) return current;
+    const owner = randomId(16);
+    for (;;) {
+      if (await this.accounts.lockRelogin(tenantId, accountId, owner, this.reloginLockMs)) {
+        try {
+          const state = await this.accounts.loginState(tenantId, accountId);
+          return renewedBy(state, staleToken) ?? (await this.loginAgain(tenantId, accountId, state!));
+        } finally {
+          await this.accounts.unlockRelogin(tenantId, accountId, owner);
+        }
+      }
+      const renewed = renewedBy(await this.accounts.loginState(tenantId, accountId), staleToken);
+      if (renewed) return renewed;
+      await sleep(RELOGIN_POLL_MS);
+    }
+  }
+
+  private async loginAgain(
+    tenantId: string,
+    accountId: string,
+    state: NonNullable<LoginState>,
+  ): Promise<PlatformSessionState> {
     const credentials = await this.accounts.credentials(tenantId, accountId);
-    if (!credentials) throw reauthRequired();
+    if (!credentials) throw disconnected();
+    const current = state.session;
     const fresh = !current || Date.now() - current.deviceIdAt > DEVICE_ID_TTL_MS;
     const deviceId = fresh ? await this.client.getDeviceId() : current.deviceId;
     const deviceIdAt = fresh ? Date.now() : current.deviceIdAt;
@@ -78,22 +109,67 @@ export class AccountSessions {
     try {
       outcome = await this.client.login({ ...credentials, deviceId });
     } catch (error) {
-      if (error instanceof PlatformError && error.kind === 'invalid_credentials') {
-        await this.accounts.markReauthRequired(tenantId, accountId);
-        throw reauthRequired('the platform no longer accepts the stored password: connect the account again');
-      }
-      throw error;
-    }
-    if (outcome.kind === 'twofa') {
-      await this.accounts.markReauthRequired(tenantId, accountId);
-      throw reauthRequired(
-        'the platform asks for a second factor to renew the session: connect the account again',
+      if (!(error instanceof PlatformError)) throw error;
+      if (error.kind === 'invalid_credentials')
+        return this.needsLogin(
+          tenantId,
+          accountId,
+          state,
+          'the platform no longer accepts the stored password',
+        );
+      // Transient (429, 5xx, timeouts): the job is retried. Anything else is the platform's, not the
+      // caller's request's: the account stays connected.
+      if (error.retry === 'retryable') throw error;
+      throw new GatewayError(
+        'UPSTREAM_ERROR',
+        `the platform refused to renew this account's session${error.status ? ` (HTTP ${error.status})` : ''}; try again later`,
       );
     }
+    if (outcome.kind === 'twofa')
+      return this.needsLogin(
+        tenantId,
+        accountId,
+        state,
+        'the platform asks for a second factor to renew the session',
+      );
     const session: PlatformSessionState = { token: outcome.session.token, deviceId, deviceIdAt };
-    await this.accounts.saveSession(tenantId, accountId, session);
+    if (!(await this.accounts.saveSession(tenantId, accountId, session))) throw disconnected();
     return session;
   }
+
+  /**
+   * Marks the account as needing a new login, unless it was connected again while this re-login
+   * ran: then the job goes on with that connection's session.
+   */
+  private async needsLogin(
+    tenantId: string,
+    accountId: string,
+    state: NonNullable<LoginState>,
+    why: string,
+  ): Promise<PlatformSessionState> {
+    if (!(await this.accounts.markReauthRequired(tenantId, accountId, state.sealed))) {
+      const now = await this.accounts.loginState(tenantId, accountId);
+      if (now?.status === 'connected' && now.session) return now.session;
+      if (!now) throw disconnected();
+    }
+    throw reauthRequired(`${why}: connect the account again`);
+  }
+}
+
+type LoginState = Awaited<ReturnType<AccountStore['loginState']>>;
+
+/**
+ * The session to go on with if the account no longer needs this re-login: renewed by another job or
+ * process, or connected again. Throws if it was disconnected or needs a person; undefined otherwise.
+ */
+function renewedBy(state: LoginState, staleToken: string): PlatformSessionState | undefined {
+  if (!state) throw disconnected();
+  if (state.status === 'reauth_required') throw reauthRequired();
+  return state.session && state.session.token !== staleToken ? state.session : undefined;
+}
+
+function disconnected() {
+  return new GatewayError('NOT_FOUND', 'the account was disconnected');
 }
 
 function isExpired(error: unknown): boolean {

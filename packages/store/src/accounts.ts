@@ -164,25 +164,76 @@ export class AccountStore {
     return sealed ? this.keyring.openJson<PlatformSessionState>(sealed, accountId) : null;
   }
 
-  /** Writes only if the account still exists (a disconnect may have raced the worker). */
-  async saveSession(tenantId: string, accountId: string, session: PlatformSessionState): Promise<void> {
+  /**
+   * What a re-login starts from: the account's status and session, with the session as stored
+   * (`sealed`, which `markReauthRequired` compares), or null once the account is disconnected.
+   */
+  async loginState(
+    tenantId: string,
+    accountId: string,
+  ): Promise<{ status: AccountStatus; session: PlatformSessionState | null; sealed: string } | null> {
+    const [status, sealed] = await this.redis.hmget(
+      this.keys.account(tenantId, accountId),
+      'status',
+      'session',
+    );
+    if (!status) return null;
+    return {
+      status: status as AccountStatus,
+      session: sealed ? this.keyring.openJson<PlatformSessionState>(sealed, accountId) : null,
+      sealed: sealed ?? '',
+    };
+  }
+
+  /** Writes only if the account still exists (a disconnect may have raced the worker); says whether. */
+  async saveSession(tenantId: string, accountId: string, session: PlatformSessionState): Promise<boolean> {
     const key = this.keys.account(tenantId, accountId);
-    await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'session', ARGV[1], 'status', 'connected', 'updatedAt', ARGV[2]) end",
+    const saved = await this.redis.eval(
+      "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end redis.call('HSET', KEYS[1], 'session', ARGV[1], 'status', 'connected', 'updatedAt', ARGV[2]) return 1",
       1,
       key,
       this.keyring.sealJson(session, accountId),
       String(Date.now()),
     );
+    return saved === 1;
   }
 
-  async markReauthRequired(tenantId: string, accountId: string): Promise<void> {
+  /**
+   * Marks the account as needing a new login, only if its session is still the one a failed
+   * re-login started from (`loginState().sealed`): a connection made meanwhile is kept. Says whether.
+   */
+  async markReauthRequired(tenantId: string, accountId: string, sealedSession: string): Promise<boolean> {
     const key = this.keys.account(tenantId, accountId);
-    await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HDEL', KEYS[1], 'session') redis.call('HSET', KEYS[1], 'status', 'reauth_required', 'updatedAt', ARGV[1]) end",
+    const marked = await this.redis.eval(
+      `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+       if (redis.call('HGET', KEYS[1], 'session') or '') ~= ARGV[2] then return 0 end
+       redis.call('HDEL', KEYS[1], 'session')
+       redis.call('HSET', KEYS[1], 'status', 'reauth_required', 'updatedAt', ARGV[1])
+       return 1`,
       1,
       key,
       String(Date.now()),
+      sealedSession,
+    );
+    return marked === 1;
+  }
+
+  /**
+   * One re-login of an account at a time across processes: true if `owner` holds it now. It lapses
+   * after `ms`, so a process that dies while logging in holds no one back for longer.
+   */
+  async lockRelogin(tenantId: string, accountId: string, owner: string, ms: number): Promise<boolean> {
+    return (
+      (await this.redis.set(this.keys.accountRelogin(tenantId, accountId), owner, 'PX', ms, 'NX')) === 'OK'
+    );
+  }
+
+  async unlockRelogin(tenantId: string, accountId: string, owner: string): Promise<void> {
+    await this.redis.eval(
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end",
+      1,
+      this.keys.accountRelogin(tenantId, accountId),
+      owner,
     );
   }
 

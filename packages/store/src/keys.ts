@@ -14,6 +14,8 @@ export function storeKeys(prefix: string) {
     account: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}`,
     /** The jobs that connected an account (their sealed input and result hold its secrets). */
     accountJobs: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}:jobs`,
+    /** Held by the process renewing the account's platform session (`lockRelogin`). */
+    accountRelogin: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}:relogin`,
     tenantAccounts: (tenantId: string) => `${tenant(tenantId)}:accts`,
     tenantByPlatformId: (tenantId: string) => `${tenant(tenantId)}:byplatform`,
     pendingTwofa: (tenantId: string, tokenHash: string) => `${tenant(tenantId)}:tfa:${tokenHash}`,

@@ -1,0 +1,149 @@
+import { PlatformClient } from '@cg/platform-client';
+import { parseKeyring } from '@cg/secrets';
+import { createStore } from '@cg/store';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AccountSessions } from '../../apps/worker/src/sessions';
+import { expectError } from '../support/assert';
+import { connectAccount, connectCredentials } from '../support/common';
+import { eventually, sleep } from '../support/processes';
+import { clearFaults, injectFault, resetObservations, simRequests, simSession } from '../support/sim';
+import { account, gw, startStack, type TestStack } from '../support/stack';
+
+// Renewing platform sessions (README, "How it works": the worker logs in again with the stored
+// credentials when a platform session expires), seen from the caller and from the sandbox.
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+beforeEach(async () => {
+  await resetObservations(stack);
+});
+afterEach(async () => {
+  await clearFaults(stack);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const logins = async (username: string) => (await simRequests(stack, username))['POST /api/v1/login'] ?? 0;
+const status = async (id: string) =>
+  (await gw(stack, 'GET', '/accounts')).body.data.accounts.find((a: any) => a.accountId === id)?.status;
+const expire = (username: string) => injectFault(stack, { kind: 'sessionExpiry', account: username });
+const slowLogin = (username: string, ms: number) =>
+  injectFault(stack, {
+    account: username,
+    path: '/api/v1/login',
+    method: 'POST',
+    kind: 'latency',
+    ms,
+    count: 1,
+  });
+
+describe('a session the platform ends', () => {
+  it('is renewed again when the platform also ends the new one while the call is on its way', async () => {
+    const id = await connectAccount(stack, 'creator_demo');
+    await resetObservations(stack);
+    // Each /account/me is held 600 ms and authenticated when it is answered.
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/account/me',
+      kind: 'latency',
+      ms: 600,
+    });
+    await expire('creator_demo');
+    const me = gw(stack, 'GET', `/${id}/me`);
+    // The first call is refused (401) after 600 ms, the worker logs in and repeats it: end that
+    // session too while the repeat is held.
+    await eventually(
+      async () => ((await logins('creator_demo')) === 1 ? true : undefined),
+      5_000,
+      'a re-login',
+    );
+    await sleep(150);
+    await expire('creator_demo');
+
+    const answer = await me;
+    expect(answer.status).toBe(200);
+    expect(await logins('creator_demo')).toBe(2);
+    expect(await status(id)).toBe('connected');
+  });
+
+  it('is not condemned by a re-login that fails after the account was connected again', async () => {
+    const fixture = account(stack, 'creator_2fa');
+    const connect = async () => {
+      const started = await gw(stack, 'POST', '/connect', { body: connectCredentials(stack, 'creator_2fa') });
+      const body = {
+        ...connectCredentials(stack, 'creator_2fa'),
+        twoFactorToken: started.body.data.twofa_token,
+      };
+      return (await gw(stack, 'POST', '/verify-2fa', { body: { ...body, twoFactorCode: fixture.twofaCode } }))
+        .body.data.account_id as string;
+    };
+    const id = await connect();
+    // The worker's re-login (which will meet the second factor) is held while the user connects again.
+    await slowLogin('creator_2fa', 1_500);
+    await expire('creator_2fa');
+    const me = gw(stack, 'GET', `/${id}/me`);
+    await sleep(300);
+    expect(await connect()).toBe(id);
+
+    // The stale re-login ends in "second factor needed"; the connection made meanwhile stands, and
+    // the waiting request goes on with it.
+    expect((await me).status).toBe(200);
+    expect(await status(id)).toBe('connected');
+    expect((await gw(stack, 'GET', `/${id}/me`)).status).toBe(200);
+  });
+
+  it('sends no write for an account disconnected while its session was renewed', async () => {
+    const id = await connectAccount(stack, 'creator_demo');
+    await slowLogin('creator_demo', 1_000);
+    await expire('creator_demo');
+    const label = `after-disconnect-${Date.now()}`;
+    const created = gw(stack, 'POST', `/${id}/lists/create`, { body: { name: label } });
+    await sleep(300);
+    expect((await gw(stack, 'DELETE', `/accounts/${id}`)).status).toBe(200);
+
+    expectError(await created, 404, 'NOT_FOUND');
+    const lists = await (await simSession(stack, 'creator_demo')).get('/lists');
+    expect(lists.map((list: any) => list.label)).not.toContain(label);
+  });
+
+  it('answers a login the platform refuses oddly as the platform’s failure, and keeps the account', async () => {
+    const id = await connectAccount(stack, 'creator_demo');
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/login',
+      kind: 'error',
+      status: 400,
+      count: 1,
+    });
+    await expire('creator_demo');
+    const me = await gw(stack, 'GET', `/${id}/me`);
+    expectError(me, 502, 'UPSTREAM_ERROR');
+    expect(me.body.message).toMatch(/renew/);
+    expect(await status(id)).toBe('connected');
+    expect((await gw(stack, 'GET', `/${id}/me`)).status).toBe(200);
+  });
+});
+
+describe('re-logins across worker processes', () => {
+  it('logs in once when two processes meet the same expiry', async () => {
+    const id = await connectAccount(stack, 'creator_demo');
+    const store = createStore(stack.redis, stack.prefix, parseKeyring(stack.env.ENCRYPTION_KEY as string));
+    const client = new PlatformClient({ baseUrl: stack.simUrl, timeoutMs: 5_000, connections: 8 });
+    // Two processes' sessions: each shares re-logins only within itself.
+    const processes = [0, 1].map(() => new AccountSessions(client, store.accounts, 15_000));
+    const stale = await store.accounts.session('t1', id);
+    await slowLogin('creator_demo', 300);
+    await expire('creator_demo');
+    await resetObservations(stack);
+
+    const answers = await Promise.all(
+      processes.map((sessions) => sessions.call<unknown>('t1', id, 'accountMe', {}, undefined, stale)),
+    );
+    expect(answers.map((a) => JSON.stringify(a).includes('"creator_demo"'))).toEqual([true, true]);
+    expect(await logins('creator_demo')).toBe(1);
+    await client.close();
+  });
+});
