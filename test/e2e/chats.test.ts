@@ -283,6 +283,7 @@ describe('POST /{accountId}/messages/like', () => {
       [{ messageId, type: '1' }, 'type'],
       [{ messageId: Number(messageId), type: 1 }, 'messageId'],
       [{ messageId: '', type: 1 }, 'messageId'],
+      [{ messageId: ' \t', type: 1 }, 'messageId'],
     ];
     for (const [body, field] of cases) {
       const response = await send(body);

@@ -167,6 +167,12 @@ describe('POST /{accountId}/lists/users', () => {
     expectBadRequest(await send({ userId: demo.fanIds[0] }), 'listId');
     expectBadRequest(await send({ userId: 123, listId: demo.listIds[0] }), 'userId');
     expectBadRequest(await send({ userId: demo.fanIds[0], listId: '' }), 'listId');
+    // Blank ids are refused here, not sent for the platform to refuse without naming them.
+    const adds = async () => (await simRequests(stack, 'creator_demo'))['POST /api/v1/lists/items/add'] ?? 0;
+    const before = await adds();
+    expectBadRequest(await send({ userId: ' ', listId: demo.listIds[0] }), 'userId', 'blank');
+    expectBadRequest(await send({ userId: demo.fanIds[0], listId: '\t' }), 'listId', 'blank');
+    expect(await adds()).toBe(before);
   });
 });
 

@@ -283,6 +283,8 @@ describe('POST /{accountId}/posts', () => {
     expectRefused(await createPost({ content: 'x', expiresAt: seconds }), 400, 'Rule 5', 'expiresAt');
     const at = Date.now() + 3_600_000;
     expectRefused(await createPost({ content: 'x', scheduledFor: at, expiresAt: at - 1 }), 400, 'expiresAt');
+    // Published now, already expired (a date in 2001).
+    expectRefused(await createPost({ content: 'x', expiresAt: 1_000_000_000_000 }), 400, 'expiresAt', 'past');
     expect(await postCalls()).toBe(calls);
   });
 
@@ -307,6 +309,18 @@ describe('POST /{accountId}/posts', () => {
       await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['ppv'], price: -1 }),
       400,
       'price',
+    );
+    // Amounts past a million dollars became 1e+23 mills, or null past the largest double.
+    for (const price of [1e20, 1e306])
+      expectRefused(
+        await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['ppv'], price }),
+        400,
+        'price',
+      );
+    expectRefused(
+      await createPost({ content: 'x', replyPermissions: { tipped: true, tippedMinAmount: 1e306 } }),
+      400,
+      'tippedMinAmount',
     );
     expectRefused(
       await createPost({ content: 'x', mediaIds: [imageMediaId], access_type: ['ppv'], price: 1.234 }),

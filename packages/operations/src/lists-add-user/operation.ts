@@ -30,6 +30,11 @@ export const listsAddUser = defineOperation({
     }),
     data: Upstream(Type.Array(ListMember)),
   },
+  check: ({ body }) => {
+    if (body.userId.trim() === '') return 'userId must not be blank: the platform account id of the fan';
+    if (body.listId.trim() === '') return 'listId must not be blank: the id of the list';
+    return undefined;
+  },
   run: async ({ body }, { call }) => {
     const added = await call('listItemsAdd', {
       body: { listItems: [{ id: body.userId, listId: body.listId, type: LIST_ITEM_TYPE_ACCOUNT }] },

@@ -45,6 +45,8 @@ export const messagesLike = defineOperation({
     }),
     data: Upstream(Reaction),
   },
+  check: ({ body }) =>
+    body.messageId.trim() === '' ? 'messageId must not be blank: the id of a message' : undefined,
   run: async ({ body }, { call }) => {
     const reaction = await call('messageLike', { body: { messageId: body.messageId, type: body.type } });
     return upstreamData(toReaction(reaction));

@@ -40,7 +40,13 @@ export const AccessType = Type.String({
   description: `one of ${accessNames}`,
 });
 
-const Dollars = (description: string) => Type.Number({ minimum: 0, description });
+/**
+ * The platform states no largest price; a million dollars keeps every amount a whole number of
+ * mills well inside a safe (and a 32-bit) integer, where a larger one became 1e+23 or, past the
+ * largest double, null on the wire.
+ */
+const MAX_DOLLARS = 1_000_000;
+const Dollars = (description: string) => Type.Number({ minimum: 0, maximum: MAX_DOLLARS, description });
 
 const ReplyPermissions = Type.Object({
   following: Type.Optional(Type.Boolean({ description: 'allow users who follow you' })),
@@ -195,6 +201,8 @@ export function checkPost(body: PostBody): string | undefined {
   }
   if (body.scheduledFor && body.expiresAt && body.expiresAt <= body.scheduledFor)
     return 'expiresAt must be later than scheduledFor';
+  if (body.expiresAt && body.expiresAt <= Date.now())
+    return 'expiresAt is in the past: the post would be expired when it is published';
   return undefined;
 }
 
