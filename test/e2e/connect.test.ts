@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
 import { eventually } from '../support/processes';
-import { injectFault } from '../support/sim';
+import { clearFaults, injectFault, observations, resetObservations } from '../support/sim';
 import { account, finished, gw, redisText, scanKeys, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -304,6 +304,24 @@ describe('accounts/by-ids', () => {
       },
     );
     expectError(response, 409, 'ACCOUNT_REQUIRED');
+  });
+});
+
+describe('connecting one platform account again and again', () => {
+  it('holds its logins to one account’s limits: at most ACCOUNT_CONCURRENCY (2) in flight', async () => {
+    await resetObservations(stack);
+    await injectFault(stack, { account: 'creator_demo', kind: 'latency', ms: 300, durationMs: 10_000 });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        gw(stack, 'POST', '/connect', { body: connectCredentials(stack, 'creator_demo') }),
+      ),
+    );
+    await clearFaults(stack);
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201));
+    const seen = await observations(stack, account(stack, 'creator_demo').platformAccountId);
+    expect(seen.requests['POST /api/v1/login']).toBe(6);
+    expect(seen.maxInFlight).toBe(2);
+    expect(seen.served429).toBe(0);
   });
 });
 

@@ -79,7 +79,7 @@ export function registerOperationRoutes(
         const payload: JobPayload = {
           op: op.name,
           tenantId: request.tenantId,
-          ...(account === undefined ? {} : account),
+          ...(account ?? (op.lane ? { lane: op.lane(input as never) } : {})),
           // Sealed with the job id as context: the blob opens only for this job.
           ...(jobId === undefined
             ? { input }

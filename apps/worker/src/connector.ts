@@ -15,7 +15,10 @@ export class AccountConnector implements Connector {
   ) {}
 
   async connect(request: ConnectRequest): Promise<ConnectResult> {
+    // Held to the username's lane (`loginLane`) like any call of an account.
+    await this.job.beforeCall(false);
     const deviceId = await this.client.getDeviceId();
+    await this.job.beforeCall(false);
     const outcome = await this.client.login({
       username: request.username,
       password: request.password,

@@ -65,6 +65,11 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
    * `any`, one of the tenant's connected accounts (`?accountId=` picks it); `none`, no session.
    */
   session: 'path' | 'any' | 'none';
+  /**
+   * The lane of an operation without a session (`session: 'none'`): connecting logs in to the
+   * platform account its username names, so those logins are held to one account's limits too.
+   */
+  lane?: (input: OperationInput<S>) => string;
   /** A write changes state on the platform: never repeated when its outcome is unknown. */
   write: boolean;
   /** The whole input is sealed in the job (it holds a password, code or token). */

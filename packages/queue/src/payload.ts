@@ -6,12 +6,13 @@
 export interface JobPayload {
   op: string;
   tenantId: string;
-  /** The service account whose session runs the job (absent: no platform session, no lane). */
+  /** The service account whose session runs the job (absent: no platform session). */
   accountId?: string;
   /**
    * The lane that schedules the job: its platform account's, which every service account connected
    * to that platform account shares (two tenants, or a disconnect and connect again), so the platform
-   * account sees one set of limits. Jobs queued without it use `accountId`'s.
+   * account sees one set of limits; a connection's, its username's (`OperationDef.lane`). Jobs
+   * queued without it use `accountId`'s; jobs with neither have no lane.
    */
   lane?: string;
   /** The validated request input, minus anything secret. */
@@ -61,7 +62,7 @@ export function parseBatchItemId(id: string): { batchId: string; n: number } | u
   return match ? { batchId: match[1] as string, n: Number(match[2]) } : undefined;
 }
 
-/** The lane of a job's request: its platform account's, or its service account's (see `lane`). */
+/** The lane of a job's request: the one it names, else its service account's (see `lane`). */
 export function laneOf(payload: JobPayload): string | undefined {
-  return payload.accountId === undefined ? undefined : (payload.lane ?? payload.accountId);
+  return payload.lane ?? payload.accountId;
 }

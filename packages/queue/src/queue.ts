@@ -243,7 +243,7 @@ export class OperationsQueue {
         n,
       };
     });
-    const laned = members.filter((m) => m.payload.accountId !== undefined);
+    const laned = members.filter((m) => laneOf(m.payload) !== undefined);
     let admitted: { admissions: Admission[]; wakes: Wake[] };
     try {
       admitted = await this.lanes.admit(
@@ -269,7 +269,7 @@ export class OperationsQueue {
         m.refused(
           new GatewayError(
             'RATE_LIMITED',
-            `account ${m.payload.accountId} has as many requests queued as it may have; try again later`,
+            `${m.payload.accountId === undefined ? 'this platform account' : `account ${m.payload.accountId}`} has as many requests queued as it may have; try again later`,
             a.retryAfterSeconds,
           ),
         );

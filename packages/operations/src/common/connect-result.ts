@@ -1,3 +1,4 @@
+import { sha256 } from '@cg/store';
 import type { Static } from 'typebox';
 import type { ConnectResult } from '../define';
 import { coerce } from './coerce';
@@ -37,3 +38,10 @@ function toSession(session: Record<string, unknown>): Static<typeof ConnectionSe
     checkToken: session.checkToken ?? null,
   };
 }
+
+/**
+ * The lane of a connection's logins: its username's (case folded, hashed: a lane name is no place
+ * for it), so that connecting one platform account over and over is paced like its other calls.
+ */
+export const loginLane = ({ body }: { body: { username: string } }) =>
+  `login:${sha256(body.username.trim().toLowerCase())}`;

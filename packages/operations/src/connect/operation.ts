@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { connectData } from '../common/connect-result';
+import { connectData, loginLane } from '../common/connect-result';
 import { ConnectedData, CountryCode, NonEmpty, TwofaNeededData } from '../common/schemas';
 import { defineOperation } from '../define';
 
@@ -10,6 +10,7 @@ export const connect = defineOperation({
   summary: 'Connect a platform account (may ask for a second factor)',
   tags: ['accounts'],
   session: 'none',
+  lane: loginLane,
   // Logging in changes nothing on the account, so a login whose answer was lost may be repeated.
   write: false,
   sealInput: true,

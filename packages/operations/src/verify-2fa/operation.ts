@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { connectData } from '../common/connect-result';
+import { connectData, loginLane } from '../common/connect-result';
 import { ConnectedData, CountryCode, NonEmpty } from '../common/schemas';
 import { defineOperation } from '../define';
 
@@ -10,6 +10,7 @@ export const verifyTwofa = defineOperation({
   summary: 'Complete a connection with the second factor',
   tags: ['accounts'],
   session: 'none',
+  lane: loginLane,
   write: true,
   sealInput: true,
   sealResult: true,
