@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseEnv, startupProblem } from './env';
-import { loadGatewayConfig } from './gateway';
+import { GatewayEnv, loadGatewayConfig } from './gateway';
 
 describe('parseEnv', () => {
   const schema = Type.Object({ PORT: Type.Integer({ default: 3000 }), KEY: Type.String({ minLength: 1 }) });
@@ -45,5 +47,20 @@ describe('parseEnv', () => {
     expect(config.PLATFORM_SLUG).toBe('fansly');
     expect(config.PORT).toBe(3000);
     expect(config.SYNC_WAIT_MS).toBe(25_000);
+  });
+});
+
+describe('.env.example', () => {
+  it('lists every setting of the gateway, with its default', () => {
+    const example = readFileSync(resolve(import.meta.dirname, '../../../.env.example'), 'utf8');
+    for (const [name, schema] of Object.entries(GatewayEnv.properties)) {
+      // A setting without a default may be a comment with an example value.
+      const line = new RegExp(`^(# )?${name}=(\\S*)`, 'm').exec(example);
+      expect(line, `${name} in .env.example`).not.toBeNull();
+      const fallback = (schema as { default?: unknown }).default;
+      if (line?.[1] === undefined)
+        expect(line?.[2], `${name}'s default`).toBe(fallback === undefined ? '' : String(fallback));
+      else expect(fallback, `${name} has a default, so it is not commented out`).toBeUndefined();
+    }
   });
 });

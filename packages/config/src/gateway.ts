@@ -6,7 +6,6 @@ import { Int, parseEnv } from './env';
  * place that names environment variables; apps call `loadGatewayConfig(process.env)` once at start.
  */
 export const GatewayEnv = Type.Object({
-  NODE_ENV: Type.String({ default: 'development' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'pino level' },
