@@ -84,6 +84,19 @@ describe('bodies no schema keyword refuses', () => {
     }
     expect(await upstreamCalls()).toBe(before);
   });
+
+  it('says what is wrong with a __proto__ key or a text/plain body, instead of "not valid JSON"', async () => {
+    const before = await upstreamCalls();
+    const poisoned = await rawJson('POST', `/${accountId}/lists/create`, '{"name":"x","__proto__":{"a":1}}');
+    expectBadRequest(poisoned, '__proto__');
+    const text = await fetch(`${stack.apiUrl}/api/fansly/${accountId}/lists/create`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.keys.t1, 'content-type': 'text/plain' },
+      body: '{"name":"x"}',
+    });
+    expectBadRequest({ status: text.status, body: await text.json() }, 'application/json');
+    expect(await upstreamCalls()).toBe(before);
+  });
 });
 
 describe('string lengths', () => {

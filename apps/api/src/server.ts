@@ -79,11 +79,14 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return json(request, body as string, (error, parsed) => {
-      if (error) return done(error);
+      if (error) return done(poisoned(body as string) ? new GatewayError('BAD_REQUEST', POISONED) : error);
       const problem = jsonBodyProblem(parsed);
       return problem === undefined ? done(null, parsed) : done(new GatewayError('BAD_REQUEST', problem));
     });
   });
+  // Every body is JSON: a text/plain one is refused as such, not parsed into a string the schema
+  // then calls "must be object".
+  app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBodySchema);
 
   await app.register(swagger, {
@@ -142,4 +145,17 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
     { prefix: `/api/${context.config.PLATFORM_SLUG}` },
   );
   return app;
+}
+
+const POISONED = 'the body has a __proto__ or constructor.prototype key, which is refused';
+
+/** Valid JSON that Fastify's parser refused for a prototype-poisoning key (it says only "not valid JSON"). */
+function poisoned(body: string): boolean {
+  if (!/"(__proto__|constructor)"/.test(body)) return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
 }
