@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListMember, ListMemberWithSortId } from '../../packages/operations/src/common/list-member';
 import { List } from '../../packages/operations/src/lists-create/operation';
 import { LIST_PAGE_SIZE } from '../../packages/operations/src/lists-read/operation';
-import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
+import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests } from '../support/sim';
+import { injectFault, type SimSession, simRequests } from '../support/sim';
 import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -110,6 +110,25 @@ describe('POST /{accountId}/lists/create', () => {
     expectBadRequest(await send({ name: 'x'.repeat(101) }), 'name');
     expect((await scanKeys(stack.redis, stack.prefix)).sort()).toEqual(keysBefore);
     expect((await simRequests(stack, 'creator_demo'))['POST /api/v1/lists'] ?? 0).toBe(postsBefore);
+  });
+
+  it('answers the platform’s 409 as a conflict and its 410 as not found, not as the caller’s bad input', async () => {
+    const refused = async (status: number) => {
+      await injectFault(stack, {
+        account: 'creator_demo',
+        path: '/api/v1/lists',
+        method: 'POST',
+        kind: 'error',
+        status,
+        count: 1,
+      });
+      return gw(stack, 'POST', `/${accountId}/lists/create`, { body: { name: `refused ${status}` } });
+    };
+    expectError(await refused(409), 409, 'CONFLICT');
+    expectError(await refused(410), 404, 'NOT_FOUND');
+    const invalid = await refused(422);
+    expectError(invalid, 400, 'BAD_REQUEST');
+    expect(invalid.body.message).toContain('HTTP 422');
   });
 });
 

@@ -56,8 +56,16 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
       return new GatewayError('FORBIDDEN_ACTION', 'the platform does not allow this action');
     case 'not_found':
       return new GatewayError('NOT_FOUND', op.notFoundMessage ?? 'the platform has no such object');
+    case 'conflict':
+      return new GatewayError(
+        'CONFLICT',
+        'the platform refused the request: it conflicts with the current state',
+      );
     case 'bad_request':
-      return new GatewayError('BAD_REQUEST', 'the platform rejected the request as invalid');
+      return new GatewayError(
+        'BAD_REQUEST',
+        `the platform rejected the request as invalid${error.status && error.status !== 400 ? ` (HTTP ${error.status})` : ''}`,
+      );
     default:
       return new GatewayError(
         'UPSTREAM_ERROR',

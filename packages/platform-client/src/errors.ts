@@ -9,6 +9,7 @@ export type PlatformErrorKind =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'conflict'
   | 'bad_request'
   | 'rate_limited'
   | 'unavailable'
@@ -152,7 +153,9 @@ export function classify(input: ClassifyInput): Classification {
   }
   if (status === 401) return { kind: 'unauthorized', retry: 'permanent' };
   if (status === 403) return { kind: 'forbidden', retry: 'permanent' };
-  if (status === 404) return { kind: 'not_found', retry: 'permanent' };
+  // 410: gone, which is not found to the caller.
+  if (status === 404 || status === 410) return { kind: 'not_found', retry: 'permanent' };
+  if (status === 409) return { kind: 'conflict', retry: 'permanent' };
   if (status >= 400) {
     const kind =
       (status === 400 && upstreamCode !== undefined && CODE_KINDS.get(upstreamCode)) || 'bad_request';

@@ -167,7 +167,8 @@ const rows: Row[] = [
   ['400 code 10', http(400, 10), true, { kind: 'bad_request', retry: 'permanent' }],
   ['400 unknown code', http(400, 12345), true, { kind: 'bad_request', retry: 'permanent' }],
   ['400 no code', http(400), true, { kind: 'bad_request', retry: 'permanent' }],
-  ['409', http(409), true, { kind: 'bad_request', retry: 'permanent' }],
+  ['409', http(409), true, { kind: 'conflict', retry: 'permanent' }],
+  ['410', http(410), true, { kind: 'not_found', retry: 'permanent' }],
   ['422 code 1 stays bad_request', http(422, 1), true, { kind: 'bad_request', retry: 'permanent' }],
   ['Retry-After ignored on a 400', http(400, 10, '5'), true, { kind: 'bad_request', retry: 'permanent' }],
   // A 2xx that says success false, or one nobody can read.
