@@ -58,6 +58,18 @@ describe('/openapi.json', () => {
   it('documents every answer of the job status route: 202 while it runs, then the operation’s own', () => {
     const responses = doc.paths['/api/fansly/jobs/{jobId}'].get.responses;
     for (const status of ['202', '2XX', '4XX', '5XX']) expect(responses[status], status).toBeDefined();
+    expect(responses['202'].headers?.location).toBeDefined();
+  });
+
+  it('documents the 5XX of every route (503 while Redis is away) and Retry-After on 429 and 503', () => {
+    for (const [path, methods] of Object.entries<any>(doc.paths)) {
+      for (const [method, entry] of Object.entries<any>(methods)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(entry.responses['5XX'], `${where} 5XX`).toBeDefined();
+        expect(entry.responses['5XX'].headers?.['retry-after'], `${where} 5XX Retry-After`).toBeDefined();
+        expect(entry.responses['4XX'].headers?.['retry-after'], `${where} 4XX Retry-After`).toBeDefined();
+      }
+    }
   });
 
   it('declares the x-api-key security scheme', () => {

@@ -32,6 +32,7 @@ export function registerAccountRoutes(
         response: {
           200: EnvelopeSchema(Type.Object({ accounts: Type.Array(AccountSummary) })),
           '4xx': ErrorBodySchema,
+          '5xx': ErrorBodySchema,
         },
       },
     },
@@ -53,6 +54,7 @@ export function registerAccountRoutes(
         response: {
           200: EnvelopeSchema(Type.Object({ account_id: Type.String(), disconnected: Type.Boolean() })),
           '4xx': ErrorBodySchema,
+          '5xx': ErrorBodySchema,
         },
       },
     },

@@ -12,13 +12,28 @@ interface OpenApiOperation {
 
 const OPERATION_IDS = new Set(allOperations.map((op) => op.name));
 
+const LOCATION = { description: 'the job status URL (also `data.statusUrl`)', schema: { type: 'string' } };
+const RETRY_AFTER = {
+  description: 'seconds to wait before asking again: on 429 `RATE_LIMITED` and on 503 answers',
+  schema: { type: 'string' },
+};
+
 /**
  * Adds what the route schemas do not carry, for documentation only (a `headers` schema would be
- * checked on every request): the `Prefer` header of the operations, and the `Location` of their 202.
+ * checked on every request): the `Prefer` header of the operations, the `Location` of every 202, and
+ * the `Retry-After` of the error answers (429 and 503).
  */
 export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
   for (const methods of Object.values(doc.paths ?? {})) {
     for (const entry of Object.values(methods)) {
+      const responses = entry.responses ?? {};
+      const header = (status: string, name: string, value: object) => {
+        const response = responses[status];
+        if (response) response.headers = { ...response.headers, [name]: value };
+      };
+      header('202', 'location', LOCATION);
+      header('4XX', 'retry-after', RETRY_AFTER);
+      header('5XX', 'retry-after', RETRY_AFTER);
       if (!entry.operationId || !OPERATION_IDS.has(entry.operationId)) continue;
       entry.parameters = [
         ...(entry.parameters ?? []),
@@ -31,13 +46,6 @@ export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
           schema: { type: 'string' },
         },
       ];
-      const accepted = entry.responses?.['202'];
-      if (accepted) {
-        accepted.headers = {
-          ...accepted.headers,
-          location: { description: 'the job status URL (also `data.statusUrl`)', schema: { type: 'string' } },
-        };
-      }
     }
   }
   return doc;
