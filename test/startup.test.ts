@@ -122,7 +122,7 @@ describe.skipIf(!hasRedisServer)('the API while Redis is away', () => {
     const port = await freePort();
     const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
       cwd: root,
-      env: { ...baseEnv(), REDIS_URL: redisUrl, PORT: String(port) },
+      env: { ...baseEnv(), REDIS_URL: redisUrl, PORT: String(port), ADMIN_PASSWORD: 'board-password' },
       stdio: 'ignore',
     });
     started.push(api);
@@ -152,6 +152,13 @@ describe.skipIf(!hasRedisServer)('the API while Redis is away', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(await refused.json()).toMatchObject({ statusCode: 503, code: 'SERVICE_UNAVAILABLE' });
+    // The board too, in the same shape (its plugin's own error handler reshaped it).
+    const board = await fetch(`http://127.0.0.1:${port}/admin/queues/api/queues`, {
+      headers: { authorization: `Basic ${Buffer.from('admin:board-password').toString('base64')}` },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(board.status).toBe(503);
+    expect(await board.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', requestId: expect.any(String) });
 
     startRedis();
     await eventually(

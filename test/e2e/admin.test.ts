@@ -33,7 +33,14 @@ describe('operations surface', () => {
   });
 
   it('keeps Bull Board behind the admin credential', async () => {
-    expect((await fetch(`${stack.apiUrl}/admin/queues`)).status).toBe(401);
+    const refused = await fetch(`${stack.apiUrl}/admin/queues`);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({
+      statusCode: 401,
+      error: 'Unauthorized',
+      code: 'UNAUTHORIZED',
+      requestId: expect.stringMatching(/^req_/),
+    });
     const wrong = `Basic ${Buffer.from('admin:nope').toString('base64')}`;
     expect((await fetch(`${stack.apiUrl}/admin/queues`, { headers: { authorization: wrong } })).status).toBe(
       401,

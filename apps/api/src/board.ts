@@ -2,8 +2,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
+import { GatewayError } from '@cg/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from './context';
+import { sendError } from './errors';
 
 export const BOARD_PATH = '/admin/queues';
 
@@ -27,12 +29,8 @@ export async function registerBoard(app: FastifyInstance, { config, queue }: Api
     scope.addHook('onRequest', async (request, reply) => {
       const given = Buffer.from(request.headers.authorization ?? '');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return reply.status(401).header('www-authenticate', 'Basic realm="queues"').send({
-          statusCode: 401,
-          message: 'admin credential required',
-          error: 'Unauthorized',
-          code: 'UNAUTHORIZED',
-        });
+        reply.header('www-authenticate', 'Basic realm="queues"');
+        return sendError(reply, request, new GatewayError('UNAUTHORIZED', 'admin credential required'));
       }
       return undefined;
     });

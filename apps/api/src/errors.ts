@@ -8,6 +8,15 @@ export const MAX_PARAM_LENGTH = 100;
 
 export const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
 
+/**
+ * Answers with the one error body, `Retry-After` included when it names a wait. For hooks that must
+ * answer before a plugin's own error handler could reshape the error (Bull Board's).
+ */
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: GatewayError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  return reply.status(error.statusCode).send(errorBody(error, request.id));
+}
+
 /** One error handler, one error body: `{statusCode, message, error, code, requestId}`. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request, reply) => {
@@ -16,9 +25,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (gatewayError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
     else if (gatewayError.statusCode >= 500)
       request.log.warn({ code: gatewayError.code }, 'request failed upstream');
-    if (gatewayError.retryAfterSeconds !== undefined)
-      reply.header('retry-after', String(gatewayError.retryAfterSeconds));
-    return reply.status(gatewayError.statusCode).send(errorBody(gatewayError, request.id));
+    return sendError(reply, request, gatewayError);
   });
   app.setNotFoundHandler((request, reply) =>
     reply

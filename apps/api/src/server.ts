@@ -8,7 +8,14 @@ import { registerAccountRoutes } from './account-routes';
 import { installApiKeyAuth } from './auth';
 import { registerBoard } from './board';
 import type { ApiContext } from './context';
-import { clientError, frameworkError, installErrorHandling, MAX_PARAM_LENGTH, newRequestId } from './errors';
+import {
+  clientError,
+  frameworkError,
+  installErrorHandling,
+  MAX_PARAM_LENGTH,
+  newRequestId,
+  sendError,
+} from './errors';
 import { registerJobRoutes } from './job-routes';
 import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
@@ -123,12 +130,17 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
 
   // While Redis is away its commands wait for it (they are retried once it is back), so a request
   // would hang until then: it is answered 503 at once instead. `/healthz` and the docs still answer.
-  app.addHook('onRequest', async (request) => {
+  // Answered here rather than thrown: the board's plugin has an error handler of its own.
+  app.addHook('onRequest', async (request, reply) => {
     if (context.redis.status === 'ready' || SERVED_WITHOUT_REDIS.test(request.url)) return;
-    throw new GatewayError(
-      'SERVICE_UNAVAILABLE',
-      "the gateway's datastore cannot be reached; nothing was queued: try again shortly",
-      REDIS_DOWN_RETRY_AFTER_S,
+    return sendError(
+      reply,
+      request,
+      new GatewayError(
+        'SERVICE_UNAVAILABLE',
+        "the gateway's datastore cannot be reached; nothing was queued: try again shortly",
+        REDIS_DOWN_RETRY_AFTER_S,
+      ),
     );
   });
 
