@@ -202,7 +202,10 @@ describe('PUT /{account_id}/tracking-links', () => {
     expectBadRequest(await update({ id: 5, label: 'x' }), 'id');
     expectBadRequest(await update({ id: '', label: 'x' }), 'id');
     expectBadRequest(await update({ id: '  ', label: 'x' }), 'id');
-    expectBadRequest(await update({ id: createdId, label: '' }), 'label');
+    // label is optional: an empty one was sent, not left out.
+    const empty = await update({ id: createdId, label: '' });
+    expectBadRequest(empty, 'label');
+    expect(empty.body.message).toBe('The label body field must not be empty');
     expectBadRequest(await update({ id: createdId, label: '  ' }), 'label');
     expectBadRequest(await update({ id: createdId, label: 'x'.repeat(101) }), 'label');
     expectBadRequest(await update({ id: createdId, description: false }), 'description');

@@ -25,9 +25,12 @@ export function validationMessage(
       field === '' ? String(params.missingProperty) : `${field}.${String(params.missingProperty)}`;
     return `The ${missing} ${where} is required`;
   }
-  // An empty string where a value is needed (`?ids=`) is as good as none.
+  // An empty query or path value (`?ids=`) is as good as none; an empty body string was sent, and
+  // may belong to an optional field.
   if (first.keyword === 'minLength' && params.limit === 1 && field !== '')
-    return `The ${field} ${where} is required`;
+    return context === 'body'
+      ? `The ${field} ${where} must not be empty`
+      : `The ${field} ${where} is required`;
   const described = (first as { parentSchema?: { description?: string } }).parentSchema?.description;
   const rule = first.keyword === 'pattern' && described ? `must be ${described}` : first.message;
   if (field === '') return `The request ${context ?? ''} ${rule ?? 'is invalid'}`.replace(/\s+/g, ' ');
