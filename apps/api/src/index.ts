@@ -32,6 +32,10 @@ export async function createApi(config: GatewayConfig, logger: Logger): Promise<
   });
   await queue.ready();
   const app = await buildApi({ config, redis, store, queue, keyring, logger });
+  // Stopping: synchronous waits may go on for SHUTDOWN_GRACE_MS, then answer 202 (the jobs go on).
+  app.addHook('preClose', async () => {
+    setTimeout(() => queue.stopWaiting(), config.SHUTDOWN_GRACE_MS).unref();
+  });
   app.addHook('onClose', async () => {
     await queue.close();
     redis.disconnect();

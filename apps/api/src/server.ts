@@ -67,6 +67,8 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
+    // Requests arriving while the process stops are refused below, in the gateway's error shape.
+    return503OnClosing: false,
   });
   const ajv = validators();
   // Coerced text can become Infinity (`?after=1e400`): every query and path number has a maximum
@@ -126,6 +128,28 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
     return reply
       .status(redis === 'ok' ? 200 : 503)
       .send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });
+  });
+
+  // Stopping (SIGTERM): nothing new is taken, and every answer closes its connection, so that a
+  // keep-alive client moves to another process instead of holding this one open.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    return sendError(
+      reply,
+      request,
+      new GatewayError(
+        'SERVICE_UNAVAILABLE',
+        'this gateway process is stopping; nothing was queued: try again',
+        1,
+      ),
+    );
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
 
   // While Redis is away its commands wait for it (they are retried once it is back), so a request

@@ -59,7 +59,10 @@ export const GatewayEnv = Type.Object({
   WORKER_CONCURRENCY: Int(64, 'jobs one worker process runs at once', 1),
   JOB_ATTEMPTS: Int(4, 'attempts for retryable failures (first try included)', 1),
   JOB_BACKOFF_MS: Int(500, 'base of the exponential backoff', 10),
-  SHUTDOWN_GRACE_MS: Int(10_000, 'SIGTERM: how long in-flight jobs may take to finish'),
+  SHUTDOWN_GRACE_MS: Int(
+    10_000,
+    'SIGTERM: how long in-flight jobs (worker) and synchronous waits (API, then 202) may take to finish',
+  ),
   WORKER_LOCK_MS: Int(30_000, 'a job whose worker stops renewing its lock this long is taken over', 1_000),
   ACCOUNT_CONCURRENCY: Int(2, 'platform calls in flight per connected account, across all workers', 1),
   ACCOUNT_RATE_PER_MINUTE: Int(300, 'platform calls started per account per minute, evenly spaced', 1),

@@ -95,6 +95,8 @@ export class OperationsQueue {
   private readonly admissions = new Coalescer<Submission>((group) => this.place(group), MAX_BATCH);
   /** Wake-ups that groups send after their jobs are added, until they are back. */
   private readonly settling = new Set<Promise<void>>();
+  /** Resolved by `stopWaiting`. */
+  private readonly stopped = resolvable();
 
   constructor(private readonly options: QueueOptions) {
     const prefix = queuePrefix(options.prefix);
@@ -192,6 +194,14 @@ export class OperationsQueue {
    */
   get(jobId: string): Promise<JobView | null> {
     return this.read(jobId, false);
+  }
+
+  /**
+   * Ends every wait for a result now and makes later ones return at once: their callers get 202 and
+   * the job's status URL, the jobs go on (the API process is stopping).
+   */
+  stopWaiting(): void {
+    this.stopped.resolve();
   }
 
   async close(): Promise<void> {
@@ -374,8 +384,8 @@ export class OperationsQueue {
       timer = setTimeout(() => resolve('timeout'), waitMs);
     });
     try {
-      const result = await Promise.race([settled, timeout]);
-      if (result !== 'timeout') return result;
+      const result = await Promise.race([settled, timeout, this.stopped.promise]);
+      if (result !== 'timeout' && result !== undefined) return result;
       // Read the job once: its result may have landed between two event reads.
       const view = await this.get(jobId);
       return view ? resultOf(view) : { state: 'pending', jobState: 'unknown' };
@@ -468,4 +478,12 @@ export function resultOf(view: JobView): WaitResult {
   if (view.state === 'completed' && view.outcome) return { state: 'completed', outcome: view.outcome };
   if (view.state === 'failed') return { state: 'failed', failedReason: view.failedReason ?? '' };
   return { state: 'pending', jobState: view.state };
+}
+
+function resolvable(): { promise: Promise<undefined>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<undefined>((done) => {
+    resolve = () => done(undefined);
+  });
+  return { promise, resolve };
 }
