@@ -205,6 +205,11 @@ describe('DELETE /{account_id}/payout/delete (account without a second factor)',
     });
     expect(JSON.parse(method.metadata)).toBeTypeOf('object');
     expectMsBetween(method.deletedAt, from, to);
+    // The method's personal data (holder, bank, email in `metadata`) is sealed in the job's result,
+    // as it is kept in Redis for the job's retention and shown on the queue dashboard.
+    const { bankName } = JSON.parse(method.metadata);
+    expect(bankName).toEqual(expect.any(String));
+    expect((await redisText(stack)).join('\n')).not.toContain(bankName);
 
     const upstreamAfter = (await demoSim.get('/payments/payoutmethods')) as any[];
     expect(upstreamAfter.map((m) => m.id)).toEqual(

@@ -37,8 +37,10 @@ export const payoutDelete = defineOperation({
   tags: ['payouts'],
   session: 'path',
   write: true,
-  // The input carries a two-factor code.
+  // The input carries a two-factor code; the result, the method's personal data (holder, bank,
+  // email), which the job keeps for its retention and the queue dashboard would show.
   sealInput: true,
+  sealResult: true,
   successStatus: 200,
   notFoundMessage:
     'payout method not found: no payout method with this id on the account, or it is already deleted',
