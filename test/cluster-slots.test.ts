@@ -53,7 +53,6 @@ describe.skipIf(!onPath('redis-server'))('on a Redis Cluster (one node, every sl
     const created = await keys.create('acme', 'cluster');
     expect(await keys.resolve(created.key)).toMatchObject({ tenantId: 'acme' });
     expect((await keys.list()).map((k) => k.keyId)).toContain(created.info.keyId);
-    expect(await keys.adoptLegacy()).toBe(0);
 
     const cli = await promisify(execFile)(
       process.execPath,

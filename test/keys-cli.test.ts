@@ -14,9 +14,6 @@ const { ENCRYPTION_KEY: _unused, ...inherited } = process.env;
 const env = { ...inherited, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: prefix };
 const redis = connectRedis(inject('redisUrl'));
 const keys = new ApiKeyStore(redis, storeKeys(prefix));
-// The whole suite also runs against a one-node Redis Cluster (test/cluster-slots.test.ts), where keys
-// of the earlier layout never existed: writing them failed there.
-const onCluster = (await redis.info('cluster')).includes('cluster_enabled:1');
 
 const cli = (...args: string[]) => cliWith(env, ...args);
 const cliWith = (environment: NodeJS.ProcessEnv, ...args: string[]) =>
@@ -54,29 +51,25 @@ describe('pnpm keys', () => {
     expect((await cli('list')).stdout).not.toContain(info!.keyId);
   });
 
-  it.skipIf(onCluster)(
-    'keeps the keys an earlier version stored outside the {keys} slot, moving them there',
-    async () => {
-      // The layout before API keys shared a Cluster slot: `<prefix>:apikeys` and `<prefix>:apikey:<hash>`.
-      const key = `cgk_${randomId(32)}`;
-      const hash = sha256(key);
-      await redis.hset(`${prefix}:apikey:${hash}`, {
-        keyId: 'key_legacy1',
-        tenantId: 'old',
-        label: 'v0',
-        createdAt: '1',
-      });
-      await redis.hset(`${prefix}:apikeys`, 'key_legacy1', hash);
+  it('keeps the keys an earlier version stored outside the {keys} slot working, until revoked', async () => {
+    // The layout before API keys shared a Cluster slot: `<prefix>:apikeys` and `<prefix>:apikey:<hash>`.
+    const key = `cgk_${randomId(32)}`;
+    const hash = sha256(key);
+    const record = `${prefix}:apikey:${hash}`;
+    await redis.hset(record, { keyId: 'key_legacy1', tenantId: 'old', label: 'v0', createdAt: '1' });
+    await redis.hset(`${prefix}:apikeys`, 'key_legacy1', hash);
 
-      const listed = await cli('list');
-      expect(listed.stdout).toContain('key_legacy1\told');
-      expect(await keys.resolve(key)).toMatchObject({ keyId: 'key_legacy1', tenantId: 'old', label: 'v0' });
-      expect(await redis.exists(`${prefix}:apikey:${hash}`, `${prefix}:apikeys`)).toBe(0);
+    expect((await cli('list')).stdout).toContain('key_legacy1\told');
+    expect(await keys.resolve(key)).toMatchObject({ keyId: 'key_legacy1', tenantId: 'old', label: 'v0' });
+    // Left where it was, for the processes of the earlier version during a rolling upgrade.
+    expect(await redis.exists(record)).toBe(1);
 
-      await cli('revoke', 'key_legacy1');
-      expect(await keys.resolve(key)).toBeNull();
-    },
-  );
+    await cli('revoke', 'key_legacy1');
+    expect(await keys.resolve(key)).toBeNull();
+    expect(await redis.exists(record)).toBe(0);
+    expect(await redis.hexists(`${prefix}:apikeys`, 'key_legacy1')).toBe(0);
+    expect((await cli('list')).stdout).not.toContain('key_legacy1');
+  });
 
   it('refuses misuse with exit code 2', async () => {
     await expect(cli('create')).rejects.toMatchObject({ code: 2 });

@@ -46,7 +46,6 @@ async function main(argv: string[]): Promise<number> {
   }
   const apiKeys = new ApiKeyStore(redis, storeKeys(config.REDIS_PREFIX));
   try {
-    await apiKeys.adoptLegacy();
     if (command === 'create') {
       const { key, info } = await apiKeys.create(values.tenant as string, values.label ?? '');
       process.stdout.write(`${key}\n`);

@@ -15,8 +15,6 @@ export async function createApi(config: GatewayConfig, logger: Logger): Promise<
   watchRedis(redis, logger);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
   const store = createStore(redis, config.REDIS_PREFIX, keyring);
-  const moved = await store.apiKeys.adoptLegacy();
-  if (moved > 0) logger.info({ moved }, 'API keys moved to their Cluster slot');
   if (config.GATEWAY_BOOTSTRAP_API_KEY !== undefined) {
     await store.apiKeys.ensure(config.GATEWAY_BOOTSTRAP_API_KEY, config.GATEWAY_BOOTSTRAP_TENANT);
   }

@@ -32,42 +32,41 @@ export class ApiKeyStore {
   }
 
   async resolve(key: string): Promise<ApiKeyInfo | null> {
-    const record = await this.redis.hgetall(this.keys.apiKey(sha256(key)));
-    return toInfo(record);
+    const hash = sha256(key);
+    return (
+      toInfo(await this.redis.hgetall(this.keys.apiKey(hash))) ??
+      toInfo(await this.redis.hgetall(this.keys.legacyApiKey(hash)))
+    );
   }
 
   async list(): Promise<ApiKeyInfo[]> {
-    const hashes = Object.values(await this.redis.hgetall(this.keys.apiKeyIndex()));
-    const infos = await Promise.all(
-      hashes.map(async (hash) => toInfo(await this.redis.hgetall(this.keys.apiKey(hash)))),
-    );
+    const [current, legacy] = await Promise.all([
+      this.redis.hgetall(this.keys.apiKeyIndex()),
+      this.redis.hgetall(this.keys.legacyApiKeyIndex()),
+    ]);
+    const infos = await Promise.all([
+      ...Object.values(current).map(async (hash) => toInfo(await this.redis.hgetall(this.keys.apiKey(hash)))),
+      ...Object.values(legacy).map(async (hash) =>
+        toInfo(await this.redis.hgetall(this.keys.legacyApiKey(hash))),
+      ),
+    ]);
     return infos
       .filter((info): info is ApiKeyInfo => info !== null)
       .sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  /**
-   * Moves the keys an earlier version stored outside the `{keys}` slot to where they are kept now, so
-   * that an upgraded deployment keeps its keys; returns how many it moved (0 once done). Such keys
-   * exist only on a Redis that is not a Cluster: writing them failed on one.
-   */
-  async adoptLegacy(): Promise<number> {
-    const legacy = await this.redis.hgetall(this.keys.legacyApiKeyIndex());
-    for (const [keyId, hash] of Object.entries(legacy)) {
-      const record = await this.redis.hgetall(this.keys.legacyApiKey(hash));
-      const move = this.redis.multi();
-      if (toInfo(record))
-        move.hset(this.keys.apiKey(hash), record).hset(this.keys.apiKeyIndex(), keyId, hash);
-      await move.del(this.keys.legacyApiKey(hash)).hdel(this.keys.legacyApiKeyIndex(), keyId).exec();
-    }
-    return Object.keys(legacy).length;
-  }
-
   /** Returns false when no such key id exists. */
   async revoke(keyId: string): Promise<boolean> {
     const hash = await this.redis.hget(this.keys.apiKeyIndex(), keyId);
-    if (!hash) return false;
-    await this.redis.multi().del(this.keys.apiKey(hash)).hdel(this.keys.apiKeyIndex(), keyId).exec();
+    if (hash) {
+      await this.redis.multi().del(this.keys.apiKey(hash)).hdel(this.keys.apiKeyIndex(), keyId).exec();
+      return true;
+    }
+    const legacy = await this.redis.hget(this.keys.legacyApiKeyIndex(), keyId);
+    if (!legacy) return false;
+    // Two slots: the record first, so that the key stops working even if the second step fails.
+    await this.redis.del(this.keys.legacyApiKey(legacy));
+    await this.redis.hdel(this.keys.legacyApiKeyIndex(), keyId);
     return true;
   }
 

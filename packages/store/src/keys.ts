@@ -8,7 +8,11 @@ export function storeKeys(prefix: string) {
   return {
     apiKey: (hash: string) => `${prefix}:{keys}:apikey:${hash}`,
     apiKeyIndex: () => `${prefix}:{keys}:apikeys`,
-    /** Where API keys were kept before they shared a slot (read once by `ApiKeyStore.adoptLegacy`). */
+    /**
+     * Where an earlier version kept API keys (each in a slot of its own): still read and revoked,
+     * never written, so keys made before an upgrade keep working, on the old processes of a rolling
+     * upgrade too.
+     */
     legacyApiKey: (hash: string) => `${prefix}:apikey:${hash}`,
     legacyApiKeyIndex: () => `${prefix}:apikeys`,
     account: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}`,
