@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AccountSessions } from '../../apps/worker/src/sessions';
 import { expectError } from '../support/assert';
 import { connectAccount, connectCredentials } from '../support/common';
-import { eventually, sleep } from '../support/processes';
+import { eventually } from '../support/processes';
 import { clearFaults, injectFault, resetObservations, simRequests, simSession } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
@@ -26,6 +26,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** Waits until the sandbox has seen `count` requests `key` ("METHOD /api/v1/path") of `username`. */
+const seen = (username: string, key: string, count: number) =>
+  eventually(
+    async () => (((await simRequests(stack, username))[key] ?? 0) >= count ? true : undefined),
+    10_000,
+    `${count} × ${key}`,
+  );
 const logins = async (username: string) => (await simRequests(stack, username))['POST /api/v1/login'] ?? 0;
 const status = async (id: string) =>
   (await gw(stack, 'GET', '/accounts')).body.data.accounts.find((a: any) => a.accountId === id)?.status;
@@ -54,13 +61,9 @@ describe('a session the platform ends', () => {
     await expire('creator_demo');
     const me = gw(stack, 'GET', `/${id}/me`);
     // The first call is refused (401) after 600 ms, the worker logs in and repeats it: end that
-    // session too while the repeat is held.
-    await eventually(
-      async () => ((await logins('creator_demo')) === 1 ? true : undefined),
-      5_000,
-      'a re-login',
-    );
-    await sleep(150);
+    // session too while the repeat is held. The sandbox counts a request when it arrives, and only
+    // once its token names the account: the repeat is the first it counts.
+    await seen('creator_demo', 'GET /api/v1/account/me', 1);
     await expire('creator_demo');
 
     const answer = await me;
@@ -81,11 +84,12 @@ describe('a session the platform ends', () => {
         .body.data.account_id as string;
     };
     const id = await connect();
+    await resetObservations(stack);
     // The worker's re-login (which will meet the second factor) is held while the user connects again.
-    await slowLogin('creator_2fa', 1_500);
+    await slowLogin('creator_2fa', 5_000);
     await expire('creator_2fa');
     const me = gw(stack, 'GET', `/${id}/me`);
-    await sleep(300);
+    await seen('creator_2fa', 'POST /api/v1/login', 1);
     expect(await connect()).toBe(id);
 
     // The stale re-login ends in "second factor needed"; the connection made meanwhile stands, and
@@ -97,11 +101,13 @@ describe('a session the platform ends', () => {
 
   it('sends no write for an account disconnected while its session was renewed', async () => {
     const id = await connectAccount(stack, 'creator_demo');
-    await slowLogin('creator_demo', 1_000);
+    await resetObservations(stack);
+    await slowLogin('creator_demo', 2_000);
     await expire('creator_demo');
     const label = `after-disconnect-${Date.now()}`;
     const created = gw(stack, 'POST', `/${id}/lists/create`, { body: { name: label } });
-    await sleep(300);
+    // Disconnected while the re-login is held at the platform.
+    await seen('creator_demo', 'POST /api/v1/login', 1);
     expect((await gw(stack, 'DELETE', `/accounts/${id}`)).status).toBe(200);
 
     expectError(await created, 404, 'NOT_FOUND');
@@ -128,14 +134,15 @@ describe('a session the platform ends', () => {
 });
 
 describe('re-logins across worker processes', () => {
-  it('logs in once when two processes meet the same expiry', async () => {
+  it('logs in once when two processes meet the same expiry, the lock held past its first term', async () => {
     const id = await connectAccount(stack, 'creator_demo');
     const store = createStore(stack.redis, stack.prefix, parseKeyring(stack.env.ENCRYPTION_KEY as string));
     const client = new PlatformClient({ baseUrl: stack.simUrl, timeoutMs: 5_000, connections: 8 });
-    // Two processes' sessions: each shares re-logins only within itself.
-    const processes = [0, 1].map(() => new AccountSessions(client, store.accounts, 15_000));
+    // Two processes' sessions: each shares re-logins only within itself. Their lock would lapse
+    // after 300 ms, but the login takes 1 s: it is renewed while the login runs.
+    const processes = [0, 1].map(() => new AccountSessions(client, store.accounts, 300));
     const stale = await store.accounts.session('t1', id);
-    await slowLogin('creator_demo', 300);
+    await slowLogin('creator_demo', 1_000);
     await expire('creator_demo');
     await resetObservations(stack);
 

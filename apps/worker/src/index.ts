@@ -25,7 +25,7 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     ...(config.PLATFORM_CHECK_KEY === undefined ? {} : { checkKey: config.PLATFORM_CHECK_KEY }),
   });
   const log = logger.child({ module: 'worker' });
-  // A re-login is a device-id call and the login, each within the platform timeout.
+  // Renewed while the login runs; only a process that died holds it this long.
   const reloginLockMs = 2 * config.PLATFORM_TIMEOUT_MS + 5_000;
   const operations = startWorker(createProcessor({ client, store, keyring, reloginLockMs }), {
     redis,

@@ -26,7 +26,7 @@ export class AccountSessions {
   constructor(
     private readonly client: PlatformClient,
     private readonly accounts: AccountStore,
-    /** How long a re-login may hold the account's lock (its platform calls' timeouts and more). */
+    /** How long a re-login's lock lasts unless renewed (it is, while the login runs). */
     private readonly reloginLockMs: number,
   ) {}
 
@@ -79,13 +79,21 @@ export class AccountSessions {
     staleToken: string,
   ): Promise<PlatformSessionState> {
     const owner = randomId(16);
+    const { accounts, reloginLockMs } = this;
     for (;;) {
-      if (await this.accounts.lockRelogin(tenantId, accountId, owner, this.reloginLockMs)) {
+      if (await accounts.lockRelogin(tenantId, accountId, owner, reloginLockMs)) {
+        // Held while the login runs, however long its platform calls take; if this process dies, the
+        // hold lapses after `reloginLockMs`.
+        const hold = setInterval(() => {
+          accounts.extendRelogin(tenantId, accountId, owner, reloginLockMs).catch(() => undefined);
+        }, reloginLockMs / 3);
         try {
-          const state = await this.accounts.loginState(tenantId, accountId);
+          const state = await accounts.loginState(tenantId, accountId);
           return renewedBy(state, staleToken) ?? (await this.loginAgain(tenantId, accountId, state!));
         } finally {
-          await this.accounts.unlockRelogin(tenantId, accountId, owner);
+          clearInterval(hold);
+          // A failed unlock lapses on its own; it must not turn a login done into a failure.
+          await accounts.unlockRelogin(tenantId, accountId, owner).catch(() => undefined);
         }
       }
       const renewed = renewedBy(await this.accounts.loginState(tenantId, accountId), staleToken);

@@ -160,8 +160,7 @@ export class AccountStore {
   }
 
   async session(tenantId: string, accountId: string): Promise<PlatformSessionState | null> {
-    const sealed = await this.redis.hget(this.keys.account(tenantId, accountId), 'session');
-    return sealed ? this.keyring.openJson<PlatformSessionState>(sealed, accountId) : null;
+    return (await this.loginState(tenantId, accountId))?.session ?? null;
   }
 
   /**
@@ -225,6 +224,17 @@ export class AccountStore {
   async lockRelogin(tenantId: string, accountId: string, owner: string, ms: number): Promise<boolean> {
     return (
       (await this.redis.set(this.keys.accountRelogin(tenantId, accountId), owner, 'PX', ms, 'NX')) === 'OK'
+    );
+  }
+
+  /** Keeps `owner`'s hold for another `ms` (a login slower than the hold's first term). */
+  async extendRelogin(tenantId: string, accountId: string, owner: string, ms: number): Promise<void> {
+    await this.redis.eval(
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end",
+      1,
+      this.keys.accountRelogin(tenantId, accountId),
+      owner,
+      String(ms),
     );
   }
 
