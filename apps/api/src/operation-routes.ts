@@ -79,7 +79,7 @@ export function registerOperationRoutes(
         const payload: JobPayload = {
           op: op.name,
           tenantId: request.tenantId,
-          ...(account ?? (op.lane ? { lane: op.lane(input as never) } : {})),
+          ...(account ?? (op.lane ? { lane: op.lane(input as never, request.tenantId) } : {})),
           // Sealed with the job id as context: the blob opens only for this job.
           ...(jobId === undefined
             ? { input }

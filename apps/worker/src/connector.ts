@@ -18,7 +18,6 @@ export class AccountConnector implements Connector {
     // Held to the username's lane (`loginLane`) like any call of an account.
     await this.job.beforeCall(false);
     const deviceId = await this.client.getDeviceId();
-    await this.job.beforeCall(false);
     const outcome = await this.client.login({
       username: request.username,
       password: request.password,

@@ -66,10 +66,11 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
    */
   session: 'path' | 'any' | 'none';
   /**
-   * The lane of an operation without a session (`session: 'none'`): connecting logs in to the
-   * platform account its username names, so those logins are held to one account's limits too.
+   * The lane of an operation without a session (`session: 'none'`) for the caller's tenant:
+   * connecting logs in to the platform account its username names, so those logins are held to an
+   * account's limits too.
    */
-  lane?: (input: OperationInput<S>) => string;
+  lane?: (input: OperationInput<S>, tenantId: string) => string;
   /** A write changes state on the platform: never repeated when its outcome is unknown. */
   write: boolean;
   /** The whole input is sealed in the job (it holds a password, code or token). */

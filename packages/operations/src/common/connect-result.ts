@@ -40,8 +40,10 @@ function toSession(session: Record<string, unknown>): Static<typeof ConnectionSe
 }
 
 /**
- * The lane of a connection's logins: its username's (case folded, hashed: a lane name is no place
- * for it), so that connecting one platform account over and over is paced like its other calls.
+ * The lane of a tenant's logins to one username (trimmed, case folded, hashed with the tenant: a
+ * lane name is no place for it), so that connecting one platform account over and over is paced.
+ * The tenant's own: usernames are public, and another tenant's failed attempts must not fill its
+ * backlog.
  */
-export const loginLane = ({ body }: { body: { username: string } }) =>
-  `login:${sha256(body.username.trim().toLowerCase())}`;
+export const loginLane = ({ body }: { body: { username: string } }, tenantId: string) =>
+  `login:${sha256(`${tenantId}\n${body.username.trim().toLowerCase()}`)}`;

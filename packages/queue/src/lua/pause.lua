@@ -4,5 +4,6 @@ useLane(0, ARGV[7])
 local untilMs = now + tonumber(ARGV[8])
 if untilMs > num(rcall('HGET', STATE, 'pause')) then
   rcall('HSET', STATE, 'pause', untilMs)
+  expireLoginState(untilMs)
 end
 return 1

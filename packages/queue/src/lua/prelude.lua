@@ -128,6 +128,12 @@ local function cleanup()
   end
 end
 
+-- A login lane (`login:<hash of a username>`: connections, which may name any username anyone
+-- tries) keeps its state only while it holds something back (pacing, a 429 pause), and a minute.
+local function expireLoginState(untilMs)
+  if lane:sub(1, 6) == 'login:' then rcall('PEXPIREAT', STATE, untilMs + 60000) end
+end
+
 local function readState()
   local s = rcall('HMGET', STATE, 'next', 'pause', 'last', 'plan', 'gwake')
   return { next = num(s[1]), pause = num(s[2]), last = num(s[3]), plan = num(s[4]), gwake = s[5] or '' }
@@ -140,6 +146,7 @@ local function grant(id, start, st, gapped, index)
   rcall('ZADD', RUN, start + lease, id)
   st.next = start + interval
   rcall('HSET', STATE, 'next', st.next)
+  expireLoginState(st.next)
   if gapped then
     st.plan = start
     rcall('HSET', STATE, 'plan', start)
