@@ -28,14 +28,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendError(reply, request, gatewayError);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .send(
-        errorBody(
-          new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
-          request.id,
-        ),
-      ),
+    sendError(
+      reply,
+      request,
+      new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
+    ),
   );
 }
 
@@ -75,7 +72,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
       : error.code === 'FST_ERR_BAD_URL'
         ? 'the path is not a valid URL'
         : 'bad request';
-  void reply.status(400).send(errorBody(new GatewayError('BAD_REQUEST', message), request.id));
+  void sendError(reply, request, new GatewayError('BAD_REQUEST', message));
 }
 
 /**
