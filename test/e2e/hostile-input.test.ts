@@ -99,6 +99,26 @@ describe('bodies no schema keyword refuses', () => {
   });
 });
 
+describe('account ids', () => {
+  it('answers 404 for an account id that names another of its keys (`<id>:jobs`), not a 500', async () => {
+    const before = await upstreamCalls();
+    for (const suffix of [':jobs', ':relogin']) {
+      const id = `${accountId}${suffix}`;
+      expectError(await gw(stack, 'GET', `/${id}/me`), 404, 'NOT_FOUND');
+      expectError(await gw(stack, 'DELETE', `/accounts/${id}`), 404, 'NOT_FOUND');
+      const ids = (await simFixture(stack, 'creator_demo')).platformAccountId;
+      expectError(await gw(stack, 'GET', `/accounts/by-ids?ids=${ids}&accountId=${id}`), 404, 'NOT_FOUND');
+    }
+    expect((await gw(stack, 'GET', `/${accountId}/me`)).status).toBe(200);
+    expect(await upstreamCalls()).toBe(before + 1);
+  });
+
+  it('bounds ?accountId= as the path parameter is bounded: not blank, at most 100 characters', async () => {
+    for (const value of ['', 'a'.repeat(101)])
+      expectBadRequest(await gw(stack, 'GET', `/accounts/by-ids?ids=1&accountId=${value}`), 'accountId');
+  });
+});
+
 describe('string lengths', () => {
   it('are counted as the platform counts them (UTF-16 units): 60 emoji are 120, over a 100 limit', async () => {
     const before = await upstreamCalls();

@@ -1,6 +1,6 @@
 import type { Keyring } from '@cg/secrets';
 import type { Redis } from 'ioredis';
-import { newId, sha256 } from './ids';
+import { isAccountId, newId, sha256 } from './ids';
 import type { StoreKeys } from './keys';
 
 export type AccountStatus = 'connected' | 'reauth_required';
@@ -112,10 +112,12 @@ export class AccountStore {
 
   /** The jobs that connected the account (`ConnectInput.jobIds`), oldest first. */
   async connectJobs(tenantId: string, accountId: string): Promise<string[]> {
+    if (!isAccountId(accountId)) return [];
     return this.redis.lrange(this.keys.accountJobs(tenantId, accountId), 0, -1);
   }
 
   async get(tenantId: string, accountId: string): Promise<AccountRecord | null> {
+    if (!isAccountId(accountId)) return null;
     const fields = await this.redis.hmget(this.keys.account(tenantId, accountId), ...RECORD_FIELDS);
     return parseRecord(fields);
   }
@@ -125,6 +127,7 @@ export class AccountStore {
     tenantId: string,
     accountId: string,
   ): Promise<{ record: AccountRecord; session: PlatformSessionState | null } | null> {
+    if (!isAccountId(accountId)) return null;
     const fields = await this.redis.hmget(
       this.keys.account(tenantId, accountId),
       ...RECORD_FIELDS,

@@ -24,6 +24,9 @@ export const accountsByIds = defineOperation({
       }),
       accountId: Type.Optional(
         Type.String({
+          // The bounds of the `accountId` path parameter (AccountParams).
+          minLength: 1,
+          maxLength: 100,
           description: 'connected account whose session makes the lookup; default: any of the tenant’s',
         }),
       ),
