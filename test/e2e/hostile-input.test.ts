@@ -218,6 +218,14 @@ describe("the router's and the HTTP parser's refusals", () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).data.statusUrl).toBe(jobPath);
   });
 
+  it('does not put a Host header that is no host name into the status URL', async () => {
+    const answer = await rawHttp(
+      `GET /api/fansly/${accountId}/me HTTP/1.1\r\nhost: a"b<script>\r\nx-api-key: ${stack.keys.t1}\r\nprefer: respond-async\r\nconnection: close\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 202 /);
+    expect(/\r\nlocation: (\S+)\r\n/i.exec(answer)?.[1]).toMatch(/^\/api\/fansly\/jobs\/job_/);
+  });
+
   it('answers a header Node refuses, and headers too large, in the error shape', async () => {
     const host = new URL(stack.apiUrl).host;
     const control = await rawHttp(

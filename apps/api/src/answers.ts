@@ -35,8 +35,12 @@ function openOutcome(stored: StoredOutcome, jobId: string, keyring: Keyring): Ou
   return 'sealed' in stored ? keyring.openJson<Outcome>(stored.sealed, jobId) : stored;
 }
 
+/** A host name or address, with a port or without: what a Host header may be put into a URL as. */
+const HOST = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/;
+
 export function jobStatusUrl(request: FastifyRequest, jobId: string, config: ApiConfig): string {
-  // Without PUBLIC_URL, from the request's Host; a request without one (HTTP/1.0) gets a path alone.
-  const base = config.PUBLIC_URL ?? (request.host ? `${request.protocol}://${request.host}` : '');
+  // Without PUBLIC_URL, from the request's Host; a request without one (HTTP/1.0), or with one that
+  // is no host name (`a"b<script>`), gets a path alone.
+  const base = config.PUBLIC_URL ?? (HOST.test(request.host) ? `${request.protocol}://${request.host}` : '');
   return `${base.replace(/\/$/, '')}/api/${config.PLATFORM_SLUG}/jobs/${jobId}`;
 }
