@@ -177,6 +177,22 @@ describe('query strings coerced to numbers', () => {
 });
 
 describe("the router's and the HTTP parser's refusals", () => {
+  it('asks for the key before it says a path under the API is no route: 401, then 404', async () => {
+    for (const [method, path] of [
+      ['GET', '/no/such/route'],
+      ['PATCH', `/${accountId}/me`],
+    ] as const) {
+      expectError(await gw(stack, method, path, { key: null }), 401, 'UNAUTHORIZED');
+      expectError(await gw(stack, method, path, { key: 'cgk_not_a_key' }), 401, 'UNAUTHORIZED');
+      const known = await gw(stack, method, path);
+      expectError(known, 404, 'NOT_FOUND');
+      expectRequestId(known.body);
+    }
+    // Outside it, no key is asked for.
+    const outside = await fetch(`${stack.apiUrl}/nothing-here`);
+    expect(outside.status).toBe(404);
+  });
+
   it('answers HEAD on an operation with 405 Allow: GET, calling nothing', async () => {
     const chatId = (await simFixture(stack, 'creator_demo')).chatIds[0];
     const before = await upstreamCalls();

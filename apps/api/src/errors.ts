@@ -17,6 +17,12 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: G
   return reply.status(error.statusCode).send(errorBody(error, request.id));
 }
 
+/** No route: 404 in the error shape. */
+export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0];
+  return sendError(reply, request, new GatewayError('NOT_FOUND', `no route ${request.method} ${path}`));
+}
+
 /** One error handler, one error body: `{statusCode, message, error, code, requestId}`. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request, reply) => {
@@ -27,13 +33,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.warn({ code: gatewayError.code }, 'request failed upstream');
     return sendError(reply, request, gatewayError);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      request,
-      new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
-    ),
-  );
+  app.setNotFoundHandler(notFound);
 }
 
 function toGatewayError(error: FastifyError | GatewayError): GatewayError {

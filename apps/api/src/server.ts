@@ -14,6 +14,7 @@ import {
   installErrorHandling,
   MAX_PARAM_LENGTH,
   newRequestId,
+  notFound,
   sendError,
 } from './errors';
 import { registerJobRoutes } from './job-routes';
@@ -174,6 +175,9 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       installApiKeyAuth(api, context);
+      // Under the API's prefix, a path that is no route asks for the key first (401), like every
+      // route: without one, nobody learns which routes exist.
+      api.setNotFoundHandler(notFound);
       registerOperationRoutes(api, context, connected);
       registerAccountRoutes(api, context, connected);
       registerJobRoutes(api, context);
