@@ -5,8 +5,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AccountSessions } from '../../apps/worker/src/sessions';
 import { expectError } from '../support/assert';
 import { connectAccount, connectCredentials } from '../support/common';
-import { eventually } from '../support/processes';
-import { clearFaults, injectFault, resetObservations, simRequests, simSession } from '../support/sim';
+import {
+  clearFaults,
+  injectFault,
+  resetObservations,
+  sawRequests,
+  simRequests,
+  simSession,
+  slowDown,
+} from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 // Renewing platform sessions (README, "How it works": the worker logs in again with the stored
@@ -26,38 +33,21 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Waits until the sandbox has seen `count` requests `key` ("METHOD /api/v1/path") of `username`. */
-const seen = (username: string, key: string, count: number) =>
-  eventually(
-    async () => (((await simRequests(stack, username))[key] ?? 0) >= count ? true : undefined),
-    10_000,
-    `${count} × ${key}`,
-  );
+const seen = (username: string, key: string, count: number) => sawRequests(stack, username, key, count);
 const logins = async (username: string) => (await simRequests(stack, username))['POST /api/v1/login'] ?? 0;
 const status = async (id: string) =>
   (await gw(stack, 'GET', '/accounts')).body.data.accounts.find((a: any) => a.accountId === id)?.status;
 const expire = (username: string) => injectFault(stack, { kind: 'sessionExpiry', account: username });
+/** The account's next login is held `ms` at the sandbox. */
 const slowLogin = (username: string, ms: number) =>
-  injectFault(stack, {
-    account: username,
-    path: '/api/v1/login',
-    method: 'POST',
-    kind: 'latency',
-    ms,
-    count: 1,
-  });
+  slowDown(stack, username, '/api/v1/login', ms, { method: 'POST', count: 1 });
 
 describe('a session the platform ends', () => {
   it('is renewed again when the platform also ends the new one while the call is on its way', async () => {
     const id = await connectAccount(stack, 'creator_demo');
     await resetObservations(stack);
     // Each /account/me is held 600 ms and authenticated when it is answered.
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/account/me',
-      kind: 'latency',
-      ms: 600,
-    });
+    await slowDown(stack, 'creator_demo', '/api/v1/account/me', 600);
     await expire('creator_demo');
     const me = gw(stack, 'GET', `/${id}/me`);
     // The first call is refused (401) after 600 ms, the worker logs in and repeats it: end that

@@ -5,8 +5,8 @@ import { createLogger, loadGatewayConfig } from '@cg/config';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
-import { eventually, sleep } from '../support/processes';
-import { clearFaults, injectFault, simRequests } from '../support/sim';
+import { sleep } from '../support/processes';
+import { clearFaults, sawRequests, simRequests, slowDown } from '../support/sim';
 import { finished, startStack, type TestStack } from '../support/stack';
 
 // An API process stopping (SIGTERM runs `app.close()`): what its callers see, and how long it takes.
@@ -55,21 +55,11 @@ describe('an API process that stops', () => {
     // Keep-alive connections, open before the stop: an idle one is closed by the stop, the busy one
     // once its answer is sent (it used to stay open, idle, for the 72 s keep-alive timeout).
     await Promise.all([0, 1].map(() => get(agent, `${base}/accounts`, stack.keys.t1)));
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/account/me',
-      kind: 'latency',
-      ms: 3_000,
-    });
+    await slowDown(stack, 'creator_demo', '/api/v1/account/me', 3_000);
     const before = (await simRequests(stack, 'creator_demo'))['GET /api/v1/account/me'] ?? 0;
     const waiting = get(agent, `${base}/${accountId}/me`, stack.keys.t1);
     // Queued and at the platform (held there 3 s) before the stop.
-    await eventually(
-      async () =>
-        ((await simRequests(stack, 'creator_demo'))['GET /api/v1/account/me'] ?? 0) > before || undefined,
-      10_000,
-      'the request at the platform',
-    );
+    await sawRequests(stack, 'creator_demo', 'GET /api/v1/account/me', before + 1);
 
     // A request whose headers are half sent when the stop begins.
     const partial = connect(Number(new URL(base).port), '127.0.0.1');

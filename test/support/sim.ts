@@ -1,3 +1,4 @@
+import { eventually } from './processes';
 import { account, type TestStack } from './stack';
 
 /**
@@ -73,6 +74,20 @@ export async function injectFault(stack: TestStack, fault: Record<string, unknow
   await postJson(stack, '/_sim/faults', fault);
 }
 
+/**
+ * Every request of `username` to `path` ("/api/v1/…") is held `ms` at the sandbox; `more` narrows the
+ * fault (`method`, `count`, `durationMs`).
+ */
+export function slowDown(
+  stack: TestStack,
+  username: string,
+  path: string,
+  ms: number,
+  more: Record<string, unknown> = {},
+): Promise<void> {
+  return injectFault(stack, { account: username, path, kind: 'latency', ms, ...more });
+}
+
 /** Changes the sandbox's settings (`POST /_sim/config`, sandbox.md). */
 export async function simConfig(stack: TestStack, config: Record<string, unknown>): Promise<void> {
   await postJson(stack, '/_sim/config', config);
@@ -114,6 +129,18 @@ export async function simRequests(stack: TestStack, username: string): Promise<R
     accounts?: Record<string, AccountObservation>;
   };
   return Object.values(body.accounts ?? {})[0]?.requests ?? {};
+}
+
+/**
+ * Waits until the sandbox has seen at least `count` requests `key` ("METHOD /api/v1/path") of
+ * `username` (it counts a request when it arrives, once its token names the account).
+ */
+export function sawRequests(stack: TestStack, username: string, key: string, count: number): Promise<true> {
+  return eventually(
+    async () => (((await simRequests(stack, username))[key] ?? 0) >= count ? true : undefined),
+    10_000,
+    `${count} × ${key}`,
+  );
 }
 
 export async function resetObservations(stack: TestStack): Promise<void> {

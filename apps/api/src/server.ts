@@ -131,42 +131,36 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
       .send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });
   });
 
-  // Stopping (SIGTERM): nothing new is taken, and every answer closes its connection, so that a
-  // keep-alive client moves to another process instead of holding this one open.
+  // Requests are refused at once, in the error shape, while the process stops (SIGTERM: nothing new
+  // is taken) and while Redis is away (its commands would wait for it, so the request would hang
+  // until then; `/healthz` and the docs still answer). Answered here rather than thrown: the board's
+  // plugin has an error handler of its own.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!closing) return;
-    return sendError(
-      reply,
-      request,
-      new GatewayError(
+  const refusal = (url: string): GatewayError | undefined => {
+    if (closing)
+      return new GatewayError(
         'SERVICE_UNAVAILABLE',
         'this gateway process is stopping; nothing was queued: try again',
         1,
-      ),
+      );
+    if (context.redis.status === 'ready' || SERVED_WITHOUT_REDIS.test(url)) return undefined;
+    return new GatewayError(
+      'SERVICE_UNAVAILABLE',
+      "the gateway's datastore cannot be reached; nothing was queued: try again shortly",
+      REDIS_DOWN_RETRY_AFTER_S,
     );
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    const refused = refusal(request.url);
+    return refused === undefined ? undefined : sendError(reply, request, refused);
   });
+  // While it stops, every answer closes its connection, so that a keep-alive client moves to another
+  // process instead of holding this one open.
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
-  });
-
-  // While Redis is away its commands wait for it (they are retried once it is back), so a request
-  // would hang until then: it is answered 503 at once instead. `/healthz` and the docs still answer.
-  // Answered here rather than thrown: the board's plugin has an error handler of its own.
-  app.addHook('onRequest', async (request, reply) => {
-    if (context.redis.status === 'ready' || SERVED_WITHOUT_REDIS.test(request.url)) return;
-    return sendError(
-      reply,
-      request,
-      new GatewayError(
-        'SERVICE_UNAVAILABLE',
-        "the gateway's datastore cannot be reached; nothing was queued: try again shortly",
-        REDIS_DOWN_RETRY_AFTER_S,
-      ),
-    );
   });
 
   await registerBoard(app, context);

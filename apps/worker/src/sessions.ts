@@ -96,7 +96,7 @@ export class AccountSessions {
           await accounts.unlockRelogin(tenantId, accountId, owner).catch(() => undefined);
         }
       }
-      const renewed = renewedBy(await this.accounts.loginState(tenantId, accountId), staleToken);
+      const renewed = renewedBy(await accounts.loginState(tenantId, accountId), staleToken);
       if (renewed) return renewed;
       await sleep(RELOGIN_POLL_MS);
     }

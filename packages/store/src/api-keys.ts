@@ -33,10 +33,7 @@ export class ApiKeyStore {
 
   async resolve(key: string): Promise<ApiKeyInfo | null> {
     const hash = sha256(key);
-    return (
-      toInfo(await this.redis.hgetall(this.keys.apiKey(hash))) ??
-      toInfo(await this.redis.hgetall(this.keys.legacyApiKey(hash)))
-    );
+    return (await this.info(this.keys.apiKey(hash))) ?? (await this.info(this.keys.legacyApiKey(hash)));
   }
 
   async list(): Promise<ApiKeyInfo[]> {
@@ -45,10 +42,8 @@ export class ApiKeyStore {
       this.redis.hgetall(this.keys.legacyApiKeyIndex()),
     ]);
     const infos = await Promise.all([
-      ...Object.values(current).map(async (hash) => toInfo(await this.redis.hgetall(this.keys.apiKey(hash)))),
-      ...Object.values(legacy).map(async (hash) =>
-        toInfo(await this.redis.hgetall(this.keys.legacyApiKey(hash))),
-      ),
+      ...Object.values(current).map((hash) => this.info(this.keys.apiKey(hash))),
+      ...Object.values(legacy).map((hash) => this.info(this.keys.legacyApiKey(hash))),
     ]);
     return infos
       .filter((info): info is ApiKeyInfo => info !== null)
@@ -68,6 +63,10 @@ export class ApiKeyStore {
     await this.redis.del(this.keys.legacyApiKey(legacy));
     await this.redis.hdel(this.keys.legacyApiKeyIndex(), keyId);
     return true;
+  }
+
+  private async info(recordKey: string): Promise<ApiKeyInfo | null> {
+    return toInfo(await this.redis.hgetall(recordKey));
   }
 
   private async insert(key: string, tenantId: string, label: string): Promise<ApiKeyInfo> {
