@@ -90,6 +90,13 @@ describe.skipIf(!onPath('redis-server'))('on a Redis Cluster (one node, every sl
 
     const list = await gw(stack, 'POST', `/${demo}/lists/create`, { body: { name: 'cluster' } });
     expect(list.status).toBe(201);
+    // A write under an Idempotency-Key, then its replay: the key's record and its job share a slot.
+    const once = { body: { name: 'cluster once' }, headers: { 'idempotency-key': 'cluster-1' } };
+    const first = await gw(stack, 'POST', `/${demo}/lists/create`, once);
+    const again = await gw(stack, 'POST', `/${demo}/lists/create`, once);
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data.data.response.id).toBe(first.body.data.data.response.id);
 
     const queued = await gw(stack, 'GET', `/${demo}/me`, { headers: { prefer: 'respond-async' } });
     expect(queued.status).toBe(202);

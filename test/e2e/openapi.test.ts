@@ -38,6 +38,11 @@ describe('/openapi.json', () => {
         `${op.name} Prefer`,
       ).toBe(true);
       expect(entry.responses['4XX'] ?? entry.responses['4xx'], `${op.name} errors`).toBeDefined();
+      // Writes to an account take an Idempotency-Key; reads and logins do not.
+      expect(
+        entry.parameters.some((p: any) => p.in === 'header' && p.name === 'idempotency-key'),
+        `${op.name} Idempotency-Key`,
+      ).toBe(op.write === true && op.session !== 'none');
       if (op.schemas.body)
         expect(entry.requestBody?.content?.['application/json']?.schema, `${op.name} body`).toBeDefined();
       for (const name of Object.keys(op.schemas.querystring?.properties ?? {})) {

@@ -14,7 +14,8 @@ const OPERATION_IDS = new Set(allOperations.map((op) => op.name));
 
 const LOCATION = { description: 'the job status URL (also `data.statusUrl`)', schema: { type: 'string' } };
 const RETRY_AFTER = {
-  description: 'seconds to wait before asking again: on 429 `RATE_LIMITED` and on 503 answers',
+  description:
+    'seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued',
   schema: { type: 'string' },
 };
 

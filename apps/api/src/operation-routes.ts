@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Value } from 'typebox/value';
 import { sendResult } from './answers';
 import type { ApiContext } from './context';
+import { IDEMPOTENCY_HEADER, submitOnce, takesIdempotencyKey, WriteHeadersSchema } from './idempotency';
 import { parsePrefer, waitBudgetMs } from './prefer';
 import type { TtlCache } from './ttl-cache';
 
@@ -55,6 +56,7 @@ export function registerOperationRoutes(
         ...(op.schemas.params ? { params: op.schemas.params } : {}),
         ...(op.schemas.querystring ? { querystring: op.schemas.querystring } : {}),
         ...(op.schemas.body ? { body: op.schemas.body } : {}),
+        ...(takesIdempotencyKey(op) ? { headers: WriteHeadersSchema } : {}),
         response: {
           [op.successStatus]: EnvelopeSchema(op.schemas.data),
           202: AcceptedSchema,
@@ -73,9 +75,14 @@ export function registerOperationRoutes(
         const reason = op.check?.(input as never);
         if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
         const account = await resolveAccount(op, request, input, context, connected);
-        // Sealed input names its job (the cipher's context), so its id is chosen here; others get
-        // theirs from the queue (a read may travel in a batch: `<batch>-<n>`).
-        const jobId = op.sealInput ? newId('job') : undefined;
+        // Writes only: a read is as good repeated as replayed.
+        const idempotencyKey = takesIdempotencyKey(op)
+          ? (request.headers[IDEMPOTENCY_HEADER] as string | undefined)
+          : undefined;
+        // Sealed input names its job (the cipher's context), and a key is claimed for its job, so
+        // their ids are chosen here; others get theirs from the queue (a read may travel in a batch:
+        // `<batch>-<n>`).
+        const jobId = op.sealInput || idempotencyKey !== undefined ? newId('job') : undefined;
         const payload: JobPayload = {
           op: op.name,
           tenantId: request.tenantId,
@@ -94,6 +101,14 @@ export function registerOperationRoutes(
             : {}),
         };
         const wait = waitBudgetMs(parsePrefer(request.headers.prefer), context.config.SYNC_WAIT_MS);
+        if (idempotencyKey !== undefined && jobId !== undefined)
+          return submitOnce(context, request, reply, {
+            key: idempotencyKey,
+            payload,
+            input,
+            waitMs: wait,
+            jobId,
+          });
         const answered = await context.queue.submit(payload, wait, jobId);
         return sendResult(reply, request, answered.jobId, answered.result, context);
       },

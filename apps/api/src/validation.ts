@@ -25,10 +25,10 @@ export function validationMessage(
       field === '' ? String(params.missingProperty) : `${field}.${String(params.missingProperty)}`;
     return `The ${missing} ${where} is required`;
   }
-  // An empty query or path value (`?ids=`) is as good as none; an empty body string was sent, and
-  // may belong to an optional field.
+  // An empty query or path value (`?ids=`) is as good as none; an empty body string or header was
+  // sent, and may belong to an optional field.
   if (first.keyword === 'minLength' && params.limit === 1 && field !== '')
-    return context === 'body'
+    return context === 'body' || context === 'headers'
       ? `The ${field} ${where} must not be empty`
       : `The ${field} ${where} is required`;
   const described = (first as { parentSchema?: { description?: string } }).parentSchema?.description;

@@ -1,4 +1,5 @@
 // What the apps use of the queue; lanes, the write ledger and BullMQ stay inside.
+export type { KeyClaim } from './idempotency';
 export type { LaneSettings } from './lanes';
 export type { JobPayload, StoredOutcome } from './payload';
 export { type JobState, OperationsQueue, resultOf, type WaitResult } from './queue';

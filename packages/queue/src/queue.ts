@@ -2,7 +2,8 @@ import { GatewayError } from '@cg/contract';
 import { Job, type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Coalescer } from './coalesce';
-import { AccountLanes, type Admission, type LaneSettings, type Wake } from './lanes';
+import { IdempotencyKeys } from './idempotency';
+import { AccountLanes, type Admission, LANE_LEASE_MS, type LaneSettings, type Wake } from './lanes';
 import {
   type BatchOutcome,
   batchItemId,
@@ -89,6 +90,8 @@ type Member = Submission & { jobId: string; n: number | undefined };
 export class OperationsQueue {
   readonly queue: Queue<QueuedData, StoredOutcome | BatchOutcome>;
   readonly lanes: AccountLanes;
+  /** Callers' `Idempotency-Key`s: which job answers a repeated write. */
+  readonly idempotency: IdempotencyKeys;
   private readonly events: QueueEvents;
   private readonly waiters = new Map<string, Set<(result: WaitResult) => void>>();
   /** Requests gather here while the admission of the ones before them is on its way. */
@@ -105,6 +108,13 @@ export class OperationsQueue {
     // per reconnect attempt while Redis is away, which `watchRedis` already reports once.
     this.queue.on('error', () => undefined);
     this.lanes = new AccountLanes(options.redis, jobKeyPrefix(options.prefix), options.lanes);
+    this.idempotency = new IdempotencyKeys(
+      options.redis,
+      `${prefix}:idem:`,
+      jobKeyPrefix(options.prefix),
+      options.retentionSeconds,
+      LANE_LEASE_MS,
+    );
     // One event reader per process, whatever the number of waiting requests: results are dispatched
     // to in-process waiters by job id instead of one Redis subscription per request.
     const eventsConnection = options.redis.duplicate();
@@ -158,7 +168,7 @@ export class OperationsQueue {
     const { waiter } = placement;
     try {
       if (placement.shared)
-        return { jobId: placement.jobId, result: await this.waitFor(placement.jobId, waitMs) };
+        return { jobId: placement.jobId, result: await this.follow(placement.jobId, waitMs) };
       if (!waiter) return { jobId: placement.jobId, result: { state: 'pending', jobState: placement.state } };
       return { jobId: placement.jobId, result: await this.race(placement.jobId, waiter.promise, waitMs) };
     } finally {
@@ -364,8 +374,8 @@ export class OperationsQueue {
     return { name: isBatch(data) ? 'batch' : data.op, data, opts };
   }
 
-  /** Waits for a job someone else added; it may have finished already. */
-  private async waitFor(jobId: string, waitMs: number): Promise<WaitResult> {
+  /** Waits up to `waitMs` for a job someone else added; it may have finished already. */
+  async follow(jobId: string, waitMs: number): Promise<WaitResult> {
     const settled = this.register(jobId);
     try {
       // Absent: its adder is about to add it; the registered waiter hears its result either way.

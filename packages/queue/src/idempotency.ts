@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** What a caller's `Idempotency-Key` found. */
+export type KeyClaim =
+  /** The key is this request's now: add its job under the id claimed. */
+  | { kind: 'new' }
+  /** The key's job exists: answer with it. */
+  | { kind: 'replay'; jobId: string }
+  /** Another request claimed the key a moment ago and its job is not added yet. */
+  | { kind: 'pending' }
+  /** The key was claimed for a different request. */
+  | { kind: 'mismatch' };
+
+// A record is `<fingerprint> <jobId> <claimed at, ms>`. Redis's clock, so API processes' clocks
+// cannot disagree about a record's age. The job's key is in the record's slot (the queue's tag).
+const CLAIM = `
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local record = redis.call('GET', KEYS[1])
+if record then
+  local fingerprint, jobId, at = string.match(record, '^(%x+) (%S+) (%d+)$')
+  if fingerprint ~= ARGV[1] then return {'mismatch'} end
+  if redis.call('EXISTS', ARGV[5] .. jobId) == 1 then return {'replay', jobId} end
+  if now - tonumber(at) < tonumber(ARGV[4]) then return {'pending'} end
+end
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. now, 'EX', ARGV[3])
+return {'new'}`;
+
+const RELEASE = `
+local record = redis.call('GET', KEYS[1])
+if record and string.match(record, '^%x+ (%S+) ') == ARGV[1]
+  and redis.call('EXISTS', ARGV[2] .. ARGV[1]) == 0 then
+  return redis.call('DEL', KEYS[1])
+end
+return 0`;
+
+type KeyRedis = Redis & {
+  idem_claim(key: string, ...args: (string | number)[]): Promise<string[]>;
+  idem_release(key: string, ...args: string[]): Promise<number>;
+};
+
+/**
+ * Callers' `Idempotency-Key`s for writes: a key names one job of its tenant for `ttlSeconds`, and a
+ * request that repeats it is answered by that job instead of being queued again. A claim and the add
+ * of its job are two steps: a claim whose job does not exist is the add's for `windowMs` (a request
+ * repeating it meanwhile is told to try again), and after that it was never added (its API process
+ * died between the two) and the next request takes the key over. The window is the lanes' lease,
+ * the time the lanes too allow an admitted job to be added in.
+ */
+export class IdempotencyKeys {
+  private readonly redis: KeyRedis;
+
+  constructor(
+    redis: Redis,
+    /** Where records live: under the queue's hash tag, beside the jobs they name. */
+    private readonly keyPrefix: string,
+    /** BullMQ's key prefix for the queue's jobs, e.g. `{cg:q}:operations:`. */
+    private readonly jobPrefix: string,
+    private readonly ttlSeconds: number,
+    private readonly windowMs: number,
+  ) {
+    if (!('idem_claim' in redis)) {
+      redis.defineCommand('idem_claim', { numberOfKeys: 1, lua: CLAIM });
+      redis.defineCommand('idem_release', { numberOfKeys: 1, lua: RELEASE });
+    }
+    this.redis = redis as KeyRedis;
+  }
+
+  /**
+   * Claims `key` of `tenantId` for the request `fingerprint` names, its job to be `jobId`; or says
+   * which job already answers it.
+   */
+  async claim(tenantId: string, key: string, fingerprint: string, jobId: string): Promise<KeyClaim> {
+    const [kind, existing] = await this.redis.idem_claim(
+      this.recordKey(tenantId, key),
+      fingerprint,
+      jobId,
+      this.ttlSeconds,
+      this.windowMs,
+      this.jobPrefix,
+    );
+    if (kind === 'replay') return { kind, jobId: existing as string };
+    return { kind: kind as 'new' | 'pending' | 'mismatch' };
+  }
+
+  /** Gives the key back when the request it was claimed for was refused: its job does not exist. */
+  async release(tenantId: string, key: string, jobId: string): Promise<void> {
+    await this.redis.idem_release(this.recordKey(tenantId, key), jobId, this.jobPrefix);
+  }
+
+  /** The caller's key is hashed: it may be long, and anything the caller chose. */
+  private recordKey(tenantId: string, key: string): string {
+    return `${this.keyPrefix}${tenantId}:${createHash('sha256').update(key).digest('hex')}`;
+  }
+}
