@@ -2,16 +2,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectRedis, randomId } from '@cg/store';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { IdempotencyKeys } from '../packages/queue/src/idempotency';
+import type { JobPayload } from '../packages/queue/src/payload';
+import { jobKeyPrefix, OperationsQueue } from '../packages/queue/src/queue';
 import { scanKeys } from './support/stack';
 
 // The records behind callers' Idempotency-Keys, on a real Redis: a job "exists" when its BullMQ hash
-// does, which the test writes itself.
+// does, which the test writes itself (or a real queue adds, without a worker).
 const redis = connectRedis(inject('redisUrl'));
 const prefix = `cgt-${randomId(8)}`;
-const jobPrefix = `{${prefix}:q}:operations:`;
+const jobPrefix = jobKeyPrefix(prefix);
 const WINDOW_MS = 300;
 const keys = new IdempotencyKeys(redis, `{${prefix}:q}:idem:`, jobPrefix, 60, WINDOW_MS);
 const addJob = (jobId: string) => redis.hset(`${jobPrefix}${jobId}`, 'name', 'posts-create');
+/** A fingerprint: 64 hex digits. */
 const fp = (n: number) => String(n).repeat(64);
 
 afterAll(async () => {
@@ -22,47 +25,99 @@ afterAll(async () => {
 
 describe('IdempotencyKeys', () => {
   it('claims a new key once; the same request then replays its job, another request is a mismatch', async () => {
-    expect(await keys.claim('t1', 'k-a', fp(1), 'job_a1')).toEqual({ kind: 'new' });
+    expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a1')).toEqual({ kind: 'new', jobId: 'job_a1' });
     await addJob('job_a1');
-    expect(await keys.claim('t1', 'k-a', fp(1), 'job_a2')).toEqual({ kind: 'replay', jobId: 'job_a1' });
-    expect(await keys.claim('t1', 'k-a', fp(2), 'job_a3')).toEqual({ kind: 'mismatch' });
+    expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a2')).toEqual({ kind: 'replay', jobId: 'job_a1' });
+    expect(await keys.claim('t1', 'k-a', [fp(2)], 'job_a3')).toEqual({ kind: 'mismatch' });
     // Another tenant's same key is another key.
-    expect(await keys.claim('t2', 'k-a', fp(2), 'job_a4')).toEqual({ kind: 'new' });
+    expect(await keys.claim('t2', 'k-a', [fp(2)], 'job_a4')).toEqual({ kind: 'new', jobId: 'job_a4' });
   });
 
-  it('holds a key whose job is not added yet for the window, then lets the next request take it over', async () => {
-    expect(await keys.claim('t1', 'k-b', fp(1), 'job_b1')).toEqual({ kind: 'new' });
-    expect(await keys.claim('t1', 'k-b', fp(1), 'job_b2')).toEqual({ kind: 'pending' });
+  it('recognises a request by any of its fingerprints (the encryption keys of a rotation)', async () => {
+    expect(await keys.claim('t1', 'k-r', [fp(1)], 'job_r1')).toEqual({ kind: 'new', jobId: 'job_r1' });
+    await addJob('job_r1');
+    expect(await keys.claim('t1', 'k-r', [fp(7), fp(1)], 'job_r2')).toEqual({
+      kind: 'replay',
+      jobId: 'job_r1',
+    });
+    expect(await keys.claim('t1', 'k-r', [fp(7), fp(8)], 'job_r3')).toEqual({ kind: 'mismatch' });
+  });
+
+  it('holds a key whose job is not added yet for the window, then lets the next request take it over with the same job id', async () => {
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b1')).toEqual({ kind: 'new', jobId: 'job_b1' });
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b2')).toEqual({ kind: 'pending' });
     await sleep(WINDOW_MS + 50);
-    // job_b1 was never added (its API process died): the key is job_b2's now.
-    expect(await keys.claim('t1', 'k-b', fp(1), 'job_b2')).toEqual({ kind: 'new' });
-    await addJob('job_b2');
-    expect(await keys.claim('t1', 'k-b', fp(1), 'job_b3')).toEqual({ kind: 'replay', jobId: 'job_b2' });
+    // job_b1 was not added in the window (its API process died, or hangs): the key is the next
+    // request's, under job_b1's id, so that a late add of job_b1 adds nothing beside it.
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b2')).toEqual({ kind: 'new', jobId: 'job_b1' });
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual({ kind: 'pending' });
+    await addJob('job_b1');
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual({ kind: 'replay', jobId: 'job_b1' });
   });
 
   it('gives a key back only for its own claim, and only while the job does not exist', async () => {
-    expect(await keys.claim('t1', 'k-c', fp(1), 'job_c1')).toEqual({ kind: 'new' });
+    expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c1')).toEqual({ kind: 'new', jobId: 'job_c1' });
     await keys.release('t1', 'k-c', 'job_other');
-    expect(await keys.claim('t1', 'k-c', fp(1), 'job_c2')).toEqual({ kind: 'pending' });
+    expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c2')).toEqual({ kind: 'pending' });
     await keys.release('t1', 'k-c', 'job_c1');
-    expect(await keys.claim('t1', 'k-c', fp(2), 'job_c3')).toEqual({ kind: 'new' });
+    expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c3')).toEqual({ kind: 'new', jobId: 'job_c3' });
     await addJob('job_c3');
     await keys.release('t1', 'k-c', 'job_c3');
-    expect(await keys.claim('t1', 'k-c', fp(2), 'job_c4')).toEqual({ kind: 'replay', jobId: 'job_c3' });
+    expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c4')).toEqual({ kind: 'replay', jobId: 'job_c3' });
   });
 
-  it('keeps neither the key nor anything of it in clear, and lets records expire with the retention', async () => {
+  it('keeps the key hashed, and lets records expire with the retention', async () => {
     const key = `order-${randomId(12)}`;
-    expect(await keys.claim('t1', key, fp(3), 'job_d1')).toEqual({ kind: 'new' });
+    expect((await keys.claim('t1', key, [fp(3)], 'job_d1')).kind).toBe('new');
     const names = await scanKeys(redis, prefix);
     expect(names.some((name) => name.includes(key))).toBe(false);
-    expect(names.filter((name) => name.startsWith(`{${prefix}:q}:idem:t1:`)).length).toBeGreaterThan(0);
-    const values = await Promise.all(names.map((name) => redis.get(name).catch(() => '')));
-    expect(values.some((value) => value?.includes(key))).toBe(false);
-    const ttls = await Promise.all(
-      names.filter((name) => name.includes(':idem:')).map((name) => redis.ttl(name)),
-    );
-    for (const ttl of ttls) expect(ttl).toBeGreaterThan(50);
-    for (const ttl of ttls) expect(ttl).toBeLessThanOrEqual(60);
+    const records = names.filter((name) => name.startsWith(`{${prefix}:q}:idem:t1:`));
+    expect(records.length).toBeGreaterThan(0);
+    for (const name of records) {
+      expect(await redis.get(name)).not.toContain(key);
+      const ttl = await redis.ttl(name);
+      expect(ttl).toBeGreaterThan(50);
+      expect(ttl).toBeLessThanOrEqual(60);
+    }
+  });
+});
+
+describe('a key taken over, then the dead claim’s add landing after all', () => {
+  it('leaves one job: the late add under the same id adds nothing', async () => {
+    const queue = new OperationsQueue({
+      redis,
+      prefix,
+      retentionSeconds: 60,
+      attempts: 1,
+      backoffMs: 100,
+      lanes: { concurrency: 2, intervalMs: 0, gapMs: 0, maxBacklog: 100 },
+      newJobId: () => `job_${randomId(8)}`,
+    });
+    try {
+      await queue.ready();
+      const write = (label: string): JobPayload => ({
+        op: 'tracking-links-create',
+        tenantId: 't1',
+        accountId: 'acct_late',
+        lane: 'acct_late',
+        input: { body: { label } },
+        at: Date.now(),
+        write: true,
+      });
+      const claim = await queue.idempotency.claim('t1', 'k-late', [fp(5)], 'job_late1');
+      expect(claim).toEqual({ kind: 'new', jobId: 'job_late1' });
+      await sleep(WINDOW_MS + 50);
+      const taken = await keys.claim('t1', 'k-late', [fp(5)], 'job_late2');
+      expect(taken).toEqual({ kind: 'new', jobId: 'job_late1' });
+      await queue.submit(write('taken over'), 0, 'job_late1');
+      await queue.submit(write('late'), 0, 'job_late1');
+      const counts = await queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+      expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(1);
+      expect((await queue.queue.getJob('job_late1'))?.data).toMatchObject({
+        input: { body: { label: 'taken over' } },
+      });
+    } finally {
+      await queue.close();
+    }
   });
 });

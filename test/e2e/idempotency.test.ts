@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectBadRequest, expectError } from '../support/assert';
-import { connectAccount } from '../support/common';
+import { connectAccount, connectCredentials } from '../support/common';
 import {
   clearFaults,
   injectFault,
@@ -128,7 +128,7 @@ describe('Idempotency-Key on writes', () => {
     expect(created.length).toBeGreaterThan(0);
     expect(new Set(created.map((a) => a.body.data.data.response.id)).size).toBe(1);
     for (const answer of busy) {
-      expectError(answer, 409, 'CONFLICT');
+      expectError(answer, 409, 'IDEMPOTENCY_KEY_IN_USE');
       expect(answer.headers.get('retry-after')).toBe('1');
     }
     expect(await creations()).toBe(1);
@@ -224,6 +224,34 @@ describe('Idempotency-Key on writes', () => {
     expect(b.headers.get('idempotent-replayed')).toBeNull();
     const seen = (await observations(stack, platformId)).requests;
     expect(Object.values(seen).reduce((sum, count) => sum + count, 0)).toBe(2);
+  });
+
+  it('seals only what is sealed without a key: a keyed tracking link’s job keeps its input readable', async () => {
+    const accepted = await createLink(
+      fresh(),
+      { label: 'Readable' },
+      { headers: { prefer: 'respond-async' } },
+    );
+    expect(accepted.status).toBe(202);
+    const data = JSON.parse(
+      (await stack.redis.hget(
+        `{${stack.prefix}:q}:operations:${accepted.body.data.jobId}`,
+        'data',
+      )) as string,
+    );
+    expect(data.sealed).toBeUndefined();
+    expect(data.input.body).toEqual({ label: 'Readable' });
+    await finished(accepted.body.data.statusUrl, stack.keys.t1);
+  });
+
+  it('ignores the header on /connect, whose repeat keeps the account id', async () => {
+    const headers = { 'idempotency-key': fresh() };
+    const body = connectCredentials(stack, 'creator_demo');
+    const a = await gw(stack, 'POST', '/connect', { body, headers });
+    const b = await gw(stack, 'POST', '/connect', { body, headers });
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expect(b.body.data.account_id).toBe(a.body.data.account_id);
   });
 
   it('keeps no key in clear in Redis', async () => {

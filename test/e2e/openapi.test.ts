@@ -43,6 +43,11 @@ describe('/openapi.json', () => {
         entry.parameters.some((p: any) => p.in === 'header' && p.name === 'idempotency-key'),
         `${op.name} Idempotency-Key`,
       ).toBe(op.write === true && op.session !== 'none');
+      for (const [status, response] of Object.entries<any>(entry.responses))
+        expect(
+          Boolean(response.headers?.['idempotent-replayed']),
+          `${op.name} ${status} Idempotent-Replayed`,
+        ).toBe(op.write === true && op.session !== 'none');
       if (op.schemas.body)
         expect(entry.requestBody?.content?.['application/json']?.schema, `${op.name} body`).toBeDefined();
       for (const name of Object.keys(op.schemas.querystring?.properties ?? {})) {

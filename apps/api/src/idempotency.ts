@@ -1,7 +1,7 @@
 import { GatewayError } from '@cg/contract';
 import type { OperationDef, OperationSchemas } from '@cg/operations';
 import type { JobPayload } from '@cg/queue';
-import { sha256 } from '@cg/store';
+import { newId } from '@cg/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sendResult } from './answers';
@@ -12,10 +12,11 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /**
  * The operations that take a key: writes to a connected account. Not the logins (`/connect`,
- * `/verify-2fa`): connecting again keeps the account's id, and their input is a password.
+ * `/verify-2fa`): connecting again keeps the account's id, and their input is a password. Not an
+ * operation whose requests share jobs (`dedupe`): the key's job must be the one its request adds.
  */
 export const takesIdempotencyKey = (op: OperationDef<OperationSchemas>) =>
-  op.write === true && op.session !== 'none';
+  op.write === true && op.session !== 'none' && op.dedupe === undefined;
 
 /** The headers of a write route: an optional `Idempotency-Key`, 1 to 255 visible ASCII characters. */
 export const WriteHeadersSchema = Type.Object({
@@ -30,24 +31,34 @@ export const WriteHeadersSchema = Type.Object({
 });
 
 /**
- * Runs a write under the caller's `Idempotency-Key`: the first request with a key is queued as
- * `jobId`; a request repeating the key and the request is answered by that job (its result, or 202
- * with its status URL while it runs), marked `Idempotent-Replayed: true`, and sends nothing to the
- * platform. The key is the tenant's: another tenant's same key is another key. A key repeated with
- * another request (another operation, account or input) is 422; a key whose first request is being
- * queued at that moment is 409 with `Retry-After: 1`. A request refused before its job was added
- * (a full backlog: 429) gives its key back.
+ * Runs a write under the caller's `Idempotency-Key`: the first request with a key is queued; a
+ * request repeating the key and the request is answered by that job (its result, or 202 with its
+ * status URL while it runs), marked `Idempotent-Replayed: true`, and sends nothing to the platform.
+ * The key is the tenant's: another tenant's same key is another key. A key repeated with another
+ * request (another operation, account or input) is 422; a key whose first request is being queued
+ * at that moment is 409 with `Retry-After: 1`. A request refused before its job was added (a full
+ * backlog: 429) gives its key back. `payloadFor` builds the job's payload for the id it gets.
  */
 export async function submitOnce(
   context: ApiContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  work: { key: string; payload: JobPayload; input: unknown; waitMs: number; jobId: string },
+  work: {
+    key: string;
+    /** What makes two requests the same: the operation, the account, the input. */
+    request: { op: string; accountId: string | undefined; input: unknown };
+    waitMs: number;
+    payloadFor: (jobId: string) => JobPayload;
+  },
 ): Promise<FastifyReply> {
-  const { key, payload, waitMs, jobId } = work;
+  const { key, waitMs } = work;
   const keys = context.queue.idempotency;
-  const fingerprint = sha256(`${payload.op}\n${payload.accountId ?? ''}\n${canonicalJson(work.input)}`);
-  const claim = await keys.claim(request.tenantId, key, fingerprint, jobId);
+  // Keyed digests: the input may hold a 2FA code, which a plain hash would let anyone reading Redis
+  // find by trying every code.
+  const fingerprints = context.keyring.digests(
+    `${work.request.op}\n${work.request.accountId ?? ''}\n${canonicalJson(work.request.input)}`,
+  );
+  const claim = await keys.claim(request.tenantId, key, fingerprints, newId('job'));
   if (claim.kind === 'mismatch')
     throw new GatewayError(
       'IDEMPOTENCY_KEY_REUSED',
@@ -55,7 +66,7 @@ export async function submitOnce(
     );
   if (claim.kind === 'pending')
     throw new GatewayError(
-      'CONFLICT',
+      'IDEMPOTENCY_KEY_IN_USE',
       'a request with this Idempotency-Key is being queued right now: try again in a moment',
       1,
     );
@@ -64,12 +75,13 @@ export async function submitOnce(
     const result = await context.queue.follow(claim.jobId, waitMs);
     return sendResult(reply, request, claim.jobId, result, context);
   }
+  const { jobId } = claim;
   let answered: Awaited<ReturnType<ApiContext['queue']['submit']>>;
   try {
-    answered = await context.queue.submit(payload, waitMs, jobId);
+    answered = await context.queue.submit(work.payloadFor(jobId), waitMs, jobId);
   } catch (error) {
     // Refused (or Redis failed) before its job existed: the key may be used again at once. Should
-    // this fail too, the key is free again once the claim is older than the lanes' lease.
+    // this fail too, the next request takes the key over once the claim is older than the window.
     await keys.release(request.tenantId, key, jobId).catch(() => undefined);
     throw error;
   }

@@ -1,4 +1,5 @@
 import { allOperations } from '@cg/operations';
+import { takesIdempotencyKey } from './idempotency';
 
 /** The part of the generated OpenAPI document this module completes. */
 export interface OpenApiDocument {
@@ -11,8 +12,13 @@ interface OpenApiOperation {
 }
 
 const OPERATION_IDS = new Set(allOperations.map((op) => op.name));
+const KEYED_IDS = new Set(allOperations.filter(takesIdempotencyKey).map((op) => op.name));
 
 const LOCATION = { description: 'the job status URL (also `data.statusUrl`)', schema: { type: 'string' } };
+const REPLAYED = {
+  description: '`true` when the answer is the job of an earlier request with the same `Idempotency-Key`',
+  schema: { type: 'string' },
+};
 const RETRY_AFTER = {
   description:
     'seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued',
@@ -21,8 +27,9 @@ const RETRY_AFTER = {
 
 /**
  * Adds what the route schemas do not carry, for documentation only (a `headers` schema would be
- * checked on every request): the `Prefer` header of the operations, the `Location` of every 202, and
- * the `Retry-After` of the error answers (429 and 503).
+ * checked on every request; writes have one, for `Idempotency-Key`): the `Prefer` header of the
+ * operations, the `Location` of every 202, the `Retry-After` of the error answers (429 and 503), and
+ * the `Idempotent-Replayed` of every answer of a write.
  */
 export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
   for (const methods of Object.values(doc.paths ?? {})) {
@@ -36,6 +43,8 @@ export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
       header('4XX', 'retry-after', RETRY_AFTER);
       header('5XX', 'retry-after', RETRY_AFTER);
       if (!entry.operationId || !OPERATION_IDS.has(entry.operationId)) continue;
+      if (KEYED_IDS.has(entry.operationId))
+        for (const status of Object.keys(responses)) header(status, 'idempotent-replayed', REPLAYED);
       entry.parameters = [
         ...(entry.parameters ?? []),
         {

@@ -75,22 +75,14 @@ export function registerOperationRoutes(
         const reason = op.check?.(input as never);
         if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
         const account = await resolveAccount(op, request, input, context, connected);
-        // Writes only: a read is as good repeated as replayed.
-        const idempotencyKey = takesIdempotencyKey(op)
-          ? (request.headers[IDEMPOTENCY_HEADER] as string | undefined)
-          : undefined;
-        // Sealed input names its job (the cipher's context), and a key is claimed for its job, so
-        // their ids are chosen here; others get theirs from the queue (a read may travel in a batch:
-        // `<batch>-<n>`).
-        const jobId = op.sealInput || idempotencyKey !== undefined ? newId('job') : undefined;
-        const payload: JobPayload = {
+        const payloadFor = (jobId: string | undefined): JobPayload => ({
           op: op.name,
           tenantId: request.tenantId,
           ...(account ?? (op.lane ? { lane: op.lane(input as never, request.tenantId) } : {})),
           // Sealed with the job id as context: the blob opens only for this job.
-          ...(jobId === undefined
-            ? { input }
-            : { input: {}, sealed: context.keyring.sealJson(input, jobId) }),
+          ...(op.sealInput && jobId !== undefined
+            ? { input: {}, sealed: context.keyring.sealJson(input, jobId) }
+            : { input }),
           at: Date.now(),
           ...(op.write ? { write: true } : {}),
           ...(op.gapped ? { gapped: true } : {}),
@@ -99,16 +91,23 @@ export function registerOperationRoutes(
           ...(op.dedupe
             ? { dedupe: sha256(`${op.name}\n${account?.accountId ?? ''}\n${op.dedupe(input as never)}`) }
             : {}),
-        };
+        });
         const wait = waitBudgetMs(parsePrefer(request.headers.prefer), context.config.SYNC_WAIT_MS);
-        if (idempotencyKey !== undefined && jobId !== undefined)
+        // Writes only: a read is as good repeated as replayed.
+        const idempotencyKey = takesIdempotencyKey(op)
+          ? (request.headers[IDEMPOTENCY_HEADER] as string | undefined)
+          : undefined;
+        if (idempotencyKey !== undefined)
           return submitOnce(context, request, reply, {
             key: idempotencyKey,
-            payload,
-            input,
+            request: { op: op.name, accountId: account?.accountId, input },
             waitMs: wait,
-            jobId,
+            payloadFor,
           });
+        // Sealed input names its job (the cipher's context), so its id is chosen here; others get
+        // theirs from the queue (a read may travel in a batch: `<batch>-<n>`).
+        const jobId = op.sealInput ? newId('job') : undefined;
+        const payload = payloadFor(jobId);
         const answered = await context.queue.submit(payload, wait, jobId);
         return sendResult(reply, request, answered.jobId, answered.result, context);
       },

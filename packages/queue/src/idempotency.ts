@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 
 /** What a caller's `Idempotency-Key` found. */
 export type KeyClaim =
-  /** The key is this request's now: add its job under the id claimed. */
-  | { kind: 'new' }
+  /** The key is this request's now: add its job as `jobId` (the id offered, or a dead claim's). */
+  | { kind: 'new'; jobId: string }
   /** The key's job exists: answer with it. */
   | { kind: 'replay'; jobId: string }
   /** Another request claimed the key a moment ago and its job is not added yet. */
@@ -12,20 +12,29 @@ export type KeyClaim =
   /** The key was claimed for a different request. */
   | { kind: 'mismatch' };
 
-// A record is `<fingerprint> <jobId> <claimed at, ms>`. Redis's clock, so API processes' clocks
-// cannot disagree about a record's age. The job's key is in the record's slot (the queue's tag).
+// A record is `<fingerprint> <jobId> <claimed at, ms>`; a request matches it when one of its
+// fingerprints (one per encryption key: ARGV[5..]) is the record's. Redis's clock, so API processes'
+// clocks cannot disagree about a record's age. The job's key is in the record's slot (the queue's
+// tag). A claim taken over keeps its job id: should the dead claim's add land after all, BullMQ adds
+// nothing under an id that exists.
 const CLAIM = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local jobId = ARGV[1]
 local record = redis.call('GET', KEYS[1])
 if record then
-  local fingerprint, jobId, at = string.match(record, '^(%x+) (%S+) (%d+)$')
-  if fingerprint ~= ARGV[1] then return {'mismatch'} end
-  if redis.call('EXISTS', ARGV[5] .. jobId) == 1 then return {'replay', jobId} end
-  if now - tonumber(at) < tonumber(ARGV[4]) then return {'pending'} end
+  local fingerprint, claimed, at = string.match(record, '^(%x+) (%S+) (%d+)$')
+  local same = false
+  for i = 5, #ARGV do
+    if fingerprint == ARGV[i] then same = true end
+  end
+  if not same then return {'mismatch'} end
+  if redis.call('EXISTS', ARGV[4] .. claimed) == 1 then return {'replay', claimed} end
+  if now - tonumber(at) < tonumber(ARGV[3]) then return {'pending'} end
+  jobId = claimed
 end
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. now, 'EX', ARGV[3])
-return {'new'}`;
+redis.call('SET', KEYS[1], ARGV[5] .. ' ' .. jobId .. ' ' .. now, 'EX', ARGV[2])
+return {'new', jobId}`;
 
 const RELEASE = `
 local record = redis.call('GET', KEYS[1])
@@ -43,10 +52,10 @@ type KeyRedis = Redis & {
 /**
  * Callers' `Idempotency-Key`s for writes: a key names one job of its tenant for `ttlSeconds`, and a
  * request that repeats it is answered by that job instead of being queued again. A claim and the add
- * of its job are two steps: a claim whose job does not exist is the add's for `windowMs` (a request
- * repeating it meanwhile is told to try again), and after that it was never added (its API process
- * died between the two) and the next request takes the key over. The window is the lanes' lease,
- * the time the lanes too allow an admitted job to be added in.
+ * of its job are two steps: a claim whose job does not exist is its adder's for `windowMs` (a
+ * request repeating it meanwhile is told to try again); after that its adder is taken to have died
+ * between the two, and the next request takes the key over with the same job id, so that an add
+ * that lands late after all adds nothing.
  */
 export class IdempotencyKeys {
   private readonly redis: KeyRedis;
@@ -68,20 +77,20 @@ export class IdempotencyKeys {
   }
 
   /**
-   * Claims `key` of `tenantId` for the request `fingerprint` names, its job to be `jobId`; or says
-   * which job already answers it.
+   * Claims `key` of `tenantId` for the request its `fingerprints` name (the first is recorded; any
+   * matches), offering `jobId` for its job; or says which job already answers it.
    */
-  async claim(tenantId: string, key: string, fingerprint: string, jobId: string): Promise<KeyClaim> {
-    const [kind, existing] = await this.redis.idem_claim(
+  async claim(tenantId: string, key: string, fingerprints: string[], jobId: string): Promise<KeyClaim> {
+    const [kind, named] = await this.redis.idem_claim(
       this.recordKey(tenantId, key),
-      fingerprint,
       jobId,
       this.ttlSeconds,
       this.windowMs,
       this.jobPrefix,
+      ...fingerprints,
     );
-    if (kind === 'replay') return { kind, jobId: existing as string };
-    return { kind: kind as 'new' | 'pending' | 'mismatch' };
+    if (kind === 'new' || kind === 'replay') return { kind, jobId: named as string };
+    return { kind: kind as 'pending' | 'mismatch' };
   }
 
   /** Gives the key back when the request it was claimed for was refused: its job does not exist. */

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * AES-256-GCM sealing of secrets at rest (credentials, platform sessions, 2FA state, sensitive job
@@ -11,6 +11,12 @@ export interface Keyring {
   open(sealed: string, context?: string): string;
   sealJson(value: unknown, context?: string): string;
   openJson<T>(sealed: string, context?: string): T;
+  /**
+   * Keyed digests of `value` (HMAC-SHA256), one per key, the active key's first: what lets a value
+   * holding a secret (a request with a 2FA code) be recognised again without being guessable from
+   * Redis. A digest made before a rotation is among the digests made after it while its key is kept.
+   */
+  digests(value: string): string[];
 }
 
 export class SecretsError extends Error {
@@ -56,6 +62,10 @@ export function generateKey(): string {
 
 function createKeyring(activeId: string, keys: Map<string, Buffer>): Keyring {
   const active = keys.get(activeId)!;
+  // Digest keys are derived, so that no key is used both to encrypt and to authenticate digests.
+  const digestKeys = [activeId, ...[...keys.keys()].filter((id) => id !== activeId)].map((id) =>
+    Buffer.from(hkdfSync('sha256', keys.get(id)!, '', 'creator-gateway digest', 32)),
+  );
   // `context` is bound as additional authenticated data, so a value sealed for one record
   // (e.g. one account's credentials) cannot be copied into another and still open.
   const seal = (plaintext: string, context = ''): string => {
@@ -98,5 +108,6 @@ function createKeyring(activeId: string, keys: Map<string, Buffer>): Keyring {
     open,
     sealJson: (value, context) => seal(JSON.stringify(value), context),
     openJson: <T>(sealed: string, context?: string) => JSON.parse(open(sealed, context)) as T,
+    digests: (value) => digestKeys.map((key) => createHmac('sha256', key).update(value).digest('hex')),
   };
 }

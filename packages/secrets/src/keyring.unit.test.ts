@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { generateKey, parseKeyring, SecretsError } from './keyring';
 
@@ -48,6 +49,21 @@ describe('keyring', () => {
     const parts = ring.seal('secret').split('.');
     parts[3] = Buffer.from(parts[3]!, 'base64url').subarray(0, 4).toString('base64url');
     expect(() => ring.open(parts.join('.'))).toThrow(SecretsError);
+  });
+
+  it('digests with each key, the active first: stable, keyed, and recognised across a rotation', () => {
+    const ring = parseKeyring(key);
+    const [digest] = ring.digests('payout 1 code 123456');
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(ring.digests('payout 1 code 123456')).toEqual([digest]);
+    expect(ring.digests('payout 1 code 123457')[0]).not.toBe(digest);
+    // Not a plain hash, and not what another key gives.
+    expect(digest).not.toBe(createHash('sha256').update('payout 1 code 123456').digest('hex'));
+    expect(parseKeyring(generateKey()).digests('payout 1 code 123456')[0]).not.toBe(digest);
+    const rotated = parseKeyring(`k2:${generateKey()},k1:${key}`);
+    const [active, old] = rotated.digests('payout 1 code 123456');
+    expect(old).toBe(digest);
+    expect(active).not.toBe(digest);
   });
 
   it('refuses a short key', () => {
