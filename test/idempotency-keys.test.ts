@@ -12,8 +12,22 @@ const redis = connectRedis(inject('redisUrl'));
 const prefix = `cgt-${randomId(8)}`;
 const jobPrefix = jobKeyPrefix(prefix);
 const WINDOW_MS = 300;
-const keys = new IdempotencyKeys(redis, `{${prefix}:q}:idem:`, jobPrefix, 60, WINDOW_MS);
+const sentPrefix = `{${prefix}:q}:sent:`;
+const keys = new IdempotencyKeys(redis, `{${prefix}:q}:idem:`, jobPrefix, sentPrefix, 60, WINDOW_MS);
 const addJob = (jobId: string) => redis.hset(`${jobPrefix}${jobId}`, 'name', 'posts-create');
+/** A job that failed for good, as BullMQ leaves it: in the failed set, with its reason. */
+async function failJob(jobId: string, failedReason: string) {
+  await redis.hset(
+    `${jobPrefix}${jobId}`,
+    'name',
+    'posts-create',
+    'failedReason',
+    failedReason,
+    'finishedOn',
+    Date.now(),
+  );
+  await redis.zadd(`${jobPrefix}failed`, Date.now(), jobId);
+}
 /** A fingerprint: 64 hex digits. */
 const fp = (n: number) => String(n).repeat(64);
 
@@ -64,6 +78,37 @@ describe('IdempotencyKeys', () => {
     await addJob('job_c3');
     await keys.release('t1', 'k-c', 'job_c3');
     expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c4')).toEqual({ kind: 'replay', jobId: 'job_c3' });
+  });
+
+  it('runs a repeat again when the job failed with nothing applied, and replays every other end', async () => {
+    // [what, job id, how the job ended, what a repeat gets]
+    const ends: [string, string, (jobId: string) => Promise<unknown>, 'new' | 'replay'][] = [
+      ['unavailable', 'job_u', (id) => failJob(id, 'UPSTREAM_UNAVAILABLE retry-after=5: unavailable'), 'new'],
+      ['session refused', 'job_s', (id) => failJob(id, 'REAUTH_REQUIRED: connect the account again'), 'new'],
+      ['rate limited', 'job_l', (id) => failJob(id, 'RATE_LIMITED: too many'), 'new'],
+      // An earlier step applied: the job's write-ahead mark stays.
+      [
+        'unavailable, a step applied',
+        'job_m',
+        async (id) => {
+          await failJob(id, 'UPSTREAM_UNAVAILABLE: unavailable (not retried)');
+          await redis.set(`${sentPrefix}${id}`, 'token');
+        },
+        'replay',
+      ],
+      ['outcome unknown', 'job_o', (id) => failJob(id, 'UPSTREAM_OUTCOME_UNKNOWN: may or may not'), 'replay'],
+      ['refused by the platform', 'job_b', (id) => failJob(id, 'BAD_REQUEST: invalid'), 'replay'],
+      ['completed', 'job_c', (id) => addJob(id), 'replay'],
+    ];
+    for (const [what, jobId, end, expected] of ends) {
+      const key = `k-end-${jobId}`;
+      expect(await keys.claim('t1', key, [fp(4)], jobId)).toEqual({ kind: 'new', jobId });
+      await end(jobId);
+      const again = await keys.claim('t1', key, [fp(4)], `${jobId}_again`);
+      expect(again, what).toEqual(
+        expected === 'new' ? { kind: 'new', jobId: `${jobId}_again` } : { kind: 'replay', jobId },
+      );
+    }
   });
 
   it('keeps the key hashed, and lets records expire with the retention', async () => {

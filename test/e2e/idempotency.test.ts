@@ -71,6 +71,41 @@ describe('Idempotency-Key on writes', () => {
     expect(await creations()).toBe(2);
   });
 
+  it('treats fields and query parameters the operation does not know as no part of the request', async () => {
+    await resetObservations(stack);
+    const albumId = (account(stack, 'creator_demo').albumIds as string[])[0]!;
+    const key = fresh();
+    const del = (suffix: string, body?: unknown) =>
+      gw(stack, 'DELETE', `/${demoId}/vault/albums/${albumId}${suffix}`, {
+        body,
+        headers: { 'idempotency-key': key, prefer: 'respond-async' },
+      });
+    const first = await del('', { junk: 'JUNK_FIELD_XYZ' });
+    expect(first.status).toBe(202);
+    // Dropped before queueing: the job holds none of it.
+    const job = await stack.redis.hget(`{${stack.prefix}:q}:operations:${first.body.data.jobId}`, 'data');
+    expect(job).not.toContain('JUNK_FIELD_XYZ');
+    const deleted = await finished(first.body.data.statusUrl, stack.keys.t1);
+    expect(deleted.status).toBe(200);
+    for (const [suffix, body] of [
+      ['?x=1', undefined],
+      ['', {}],
+      ['', { other: 1 }],
+    ] as const) {
+      const again = await del(suffix, body);
+      expect(again.headers.get('idempotent-replayed'), `${suffix} ${JSON.stringify(body)}`).toBe('true');
+      expect(again.body.data.jobId).toBe(first.body.data.jobId);
+    }
+    const link = await createLink(key.replace('key', 'link'), { label: 'Query' });
+    const linkAgain = await gw(stack, 'POST', `/${demoId}/tracking-links?foo=bar`, {
+      body: { label: 'Query', junk: true },
+      headers: { 'idempotency-key': key.replace('key', 'link') },
+    });
+    expect(linkAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(linkAgain.body.data).toEqual(link.body.data);
+    expect((await observations(stack, platformId)).requests['POST /api/v1/vault/albums/delete']).toBe(1);
+  });
+
   it('refuses a key sent again with another request (422), sending nothing', async () => {
     const key = fresh();
     expect((await createLink(key, { label: 'First' })).status).toBe(201);
@@ -182,6 +217,32 @@ describe('Idempotency-Key on writes', () => {
     expectError(again, 502, 'UPSTREAM_OUTCOME_UNKNOWN');
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await creations()).toBe(1);
+  });
+
+  it('runs a repeat again when the first failed with nothing applied (503 after the retries)', async () => {
+    await resetObservations(stack);
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/trackinglinks',
+      method: 'POST',
+      count: 50,
+      kind: 'error',
+      status: 503,
+    });
+    const key = fresh();
+    const first = await createLink(key, { label: 'Unavailable first' });
+    expectError(first, 503, 'UPSTREAM_UNAVAILABLE');
+    const refused = await creations();
+    expect(refused).toBeGreaterThan(0);
+    await clearFaults(stack);
+    const again = await createLink(key, { label: 'Unavailable first' });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    // Then the key is that run's.
+    const third = await createLink(key, { label: 'Unavailable first' });
+    expect(third.headers.get('idempotent-replayed')).toBe('true');
+    expect(third.body.data).toEqual(again.body.data);
+    expect(await creations()).toBe(refused + 1);
   });
 
   it('gives the key back when the request was refused before it was queued (full backlog: 429)', async () => {

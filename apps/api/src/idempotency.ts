@@ -1,6 +1,6 @@
 import { GatewayError } from '@cg/contract';
 import type { OperationDef, OperationSchemas } from '@cg/operations';
-import type { JobPayload } from '@cg/queue';
+import type { JobPayload, WaitResult } from '@cg/queue';
 import { newId } from '@cg/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -72,7 +72,12 @@ export async function submitOnce(
     );
   if (claim.kind === 'replay') {
     reply.header('idempotent-replayed', 'true');
-    const result = await context.queue.follow(claim.jobId, waitMs);
+    // Asked to answer at once (`respond-async`, `wait=0`): 202 with the job's state, as the first
+    // request got, even when the job has ended.
+    const result: WaitResult =
+      waitMs > 0
+        ? await context.queue.follow(claim.jobId, waitMs)
+        : { state: 'pending', jobState: (await context.queue.get(claim.jobId))?.state ?? 'unknown' };
     return sendResult(reply, request, claim.jobId, result, context);
   }
   const { jobId } = claim;

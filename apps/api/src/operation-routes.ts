@@ -65,13 +65,17 @@ export function registerOperationRoutes(
         },
       },
       handler: async (request, reply) => {
-        // Fields the operation does not know are dropped before the input is queued: job data holds
-        // only what the operation reads, however large a body the caller sent (up to the body limit).
-        const body =
-          op.schemas.body && request.body !== undefined
-            ? Value.Clean(op.schemas.body, request.body)
-            : request.body;
-        const input = { params: request.params, query: request.query, body } as RequestParts;
+        // Fields and query parameters the operation does not know (all of them, where it takes no
+        // body or no query) are dropped before the input is queued: job data holds only what the
+        // operation reads, however large a body the caller sent (up to the body limit), and a
+        // repeated write is the same request whatever else came with it (`Idempotency-Key`).
+        const input: RequestParts = {
+          params: request.params,
+          ...(op.schemas.querystring ? { query: Value.Clean(op.schemas.querystring, request.query) } : {}),
+          ...(op.schemas.body && request.body !== undefined
+            ? { body: Value.Clean(op.schemas.body, request.body) }
+            : {}),
+        };
         const reason = op.check?.(input as never);
         if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
         const account = await resolveAccount(op, request, input, context, connected);

@@ -13,10 +13,12 @@ export type KeyClaim =
   | { kind: 'mismatch' };
 
 // A record is `<fingerprint> <jobId> <claimed at, ms>`; a request matches it when one of its
-// fingerprints (one per encryption key: ARGV[5..]) is the record's. Redis's clock, so API processes'
-// clocks cannot disagree about a record's age. The job's key is in the record's slot (the queue's
-// tag). A claim taken over keeps its job id: should the dead claim's add land after all, BullMQ adds
-// nothing under an id that exists.
+// fingerprints (one per encryption key: ARGV[6..]) is the record's. Redis's clock, so API processes'
+// clocks cannot disagree about a record's age. The job's keys are in the record's slot (the queue's
+// tag). A claim taken over after the window keeps its job id: should the dead claim's add land after
+// all, BullMQ adds nothing under an id that exists. A job that failed for good with a failure that
+// says the platform did not apply it (ARGV[5]: the job's write-ahead mark, `sent:<jobId>`, is gone)
+// is not replayed: the key's next request runs again, as a new job.
 const CLAIM = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
@@ -25,15 +27,26 @@ local record = redis.call('GET', KEYS[1])
 if record then
   local fingerprint, claimed, at = string.match(record, '^(%x+) (%S+) (%d+)$')
   local same = false
-  for i = 5, #ARGV do
+  for i = 6, #ARGV do
     if fingerprint == ARGV[i] then same = true end
   end
   if not same then return {'mismatch'} end
-  if redis.call('EXISTS', ARGV[4] .. claimed) == 1 then return {'replay', claimed} end
-  if now - tonumber(at) < tonumber(ARGV[3]) then return {'pending'} end
-  jobId = claimed
+  if redis.call('EXISTS', ARGV[4] .. claimed) == 1 then
+    local unapplied = false
+    if redis.call('ZSCORE', ARGV[4] .. 'failed', claimed) then
+      local reason = redis.call('HGET', ARGV[4] .. claimed, 'failedReason') or ''
+      local code = string.match(reason, '^([A-Z_]+)[ :]')
+      unapplied = (code == 'UPSTREAM_UNAVAILABLE' or code == 'RATE_LIMITED' or code == 'REAUTH_REQUIRED')
+        and redis.call('EXISTS', ARGV[5] .. claimed) == 0
+    end
+    if not unapplied then return {'replay', claimed} end
+  elseif now - tonumber(at) < tonumber(ARGV[3]) then
+    return {'pending'}
+  else
+    jobId = claimed
+  end
 end
-redis.call('SET', KEYS[1], ARGV[5] .. ' ' .. jobId .. ' ' .. now, 'EX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[6] .. ' ' .. jobId .. ' ' .. now, 'EX', ARGV[2])
 return {'new', jobId}`;
 
 const RELEASE = `
@@ -51,7 +64,9 @@ type KeyRedis = Redis & {
 
 /**
  * Callers' `Idempotency-Key`s for writes: a key names one job of its tenant for `ttlSeconds`, and a
- * request that repeats it is answered by that job instead of being queued again. A claim and the add
+ * request that repeats it is answered by that job instead of being queued again, unless the job
+ * failed with nothing applied (the platform unavailable or refusing the account's session after the
+ * retries): then the repeat is what the failure asked for, and runs. A claim and the add
  * of its job are two steps: a claim whose job does not exist is its adder's for `windowMs` (a
  * request repeating it meanwhile is told to try again); after that its adder is taken to have died
  * between the two, and the next request takes the key over with the same job id, so that an add
@@ -66,6 +81,8 @@ export class IdempotencyKeys {
     private readonly keyPrefix: string,
     /** BullMQ's key prefix for the queue's jobs, e.g. `{cg:q}:operations:`. */
     private readonly jobPrefix: string,
+    /** The write ledger's prefix for a job's write-ahead mark, e.g. `{cg:q}:sent:`. */
+    private readonly sentPrefix: string,
     private readonly ttlSeconds: number,
     private readonly windowMs: number,
   ) {
@@ -87,6 +104,7 @@ export class IdempotencyKeys {
       this.ttlSeconds,
       this.windowMs,
       this.jobPrefix,
+      this.sentPrefix,
       ...fingerprints,
     );
     if (kind === 'new' || kind === 'replay') return { kind, jobId: named as string };

@@ -1,5 +1,8 @@
 import type { Redis } from 'ioredis';
 
+/** Where the marks of a queue (its keys' prefix, `{cg:q}:`) are: `{cg:q}:sent:<jobId>`. */
+export const sentPrefix = (keyPrefix: string) => `${keyPrefix}sent:`;
+
 /**
  * Write-ahead marks for writes. An attempt marks its job with its own lock token just before a write
  * request leaves, and the mark is cleared only when the platform provably did not apply the write
@@ -37,6 +40,6 @@ export class WriteLedger {
   }
 
   private key(jobId: string): string {
-    return `${this.keyPrefix}sent:${jobId}`;
+    return `${sentPrefix(this.keyPrefix)}${jobId}`;
   }
 }

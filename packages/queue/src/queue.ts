@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { Coalescer } from './coalesce';
 import { IdempotencyKeys } from './idempotency';
 import { AccountLanes, type Admission, LANE_LEASE_MS, type LaneSettings, type Wake } from './lanes';
+import { sentPrefix } from './ledger';
 import {
   type BatchOutcome,
   batchItemId,
@@ -112,6 +113,7 @@ export class OperationsQueue {
       options.redis,
       `${prefix}:idem:`,
       jobKeyPrefix(options.prefix),
+      sentPrefix(`${prefix}:`),
       options.retentionSeconds,
       LANE_LEASE_MS,
     );
