@@ -39,16 +39,28 @@ afterAll(async () => {
 
 describe('IdempotencyKeys', () => {
   it('claims a new key once; the same request then replays its job, another request is a mismatch', async () => {
-    expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a1')).toEqual({ kind: 'new', jobId: 'job_a1' });
+    expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a1')).toEqual({
+      kind: 'new',
+      jobId: 'job_a1',
+      fresh: true,
+    });
     await addJob('job_a1');
     expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a2')).toEqual({ kind: 'replay', jobId: 'job_a1' });
     expect(await keys.claim('t1', 'k-a', [fp(2)], 'job_a3')).toEqual({ kind: 'mismatch' });
     // Another tenant's same key is another key.
-    expect(await keys.claim('t2', 'k-a', [fp(2)], 'job_a4')).toEqual({ kind: 'new', jobId: 'job_a4' });
+    expect(await keys.claim('t2', 'k-a', [fp(2)], 'job_a4')).toEqual({
+      kind: 'new',
+      jobId: 'job_a4',
+      fresh: true,
+    });
   });
 
   it('recognises a request by any of its fingerprints (the encryption keys of a rotation)', async () => {
-    expect(await keys.claim('t1', 'k-r', [fp(1)], 'job_r1')).toEqual({ kind: 'new', jobId: 'job_r1' });
+    expect(await keys.claim('t1', 'k-r', [fp(1)], 'job_r1')).toEqual({
+      kind: 'new',
+      jobId: 'job_r1',
+      fresh: true,
+    });
     await addJob('job_r1');
     expect(await keys.claim('t1', 'k-r', [fp(7), fp(1)], 'job_r2')).toEqual({
       kind: 'replay',
@@ -58,23 +70,54 @@ describe('IdempotencyKeys', () => {
   });
 
   it('holds a key whose job is not added yet for the window, then lets the next request take it over with the same job id', async () => {
-    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b1')).toEqual({ kind: 'new', jobId: 'job_b1' });
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b1')).toEqual({
+      kind: 'new',
+      jobId: 'job_b1',
+      fresh: true,
+    });
     expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b2')).toEqual({ kind: 'pending' });
     await sleep(WINDOW_MS + 50);
     // job_b1 was not added in the window (its API process died, or hangs): the key is the next
     // request's, under job_b1's id, so that a late add of job_b1 adds nothing beside it.
-    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b2')).toEqual({ kind: 'new', jobId: 'job_b1' });
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b2')).toEqual({
+      kind: 'new',
+      jobId: 'job_b1',
+      fresh: false,
+    });
     expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual({ kind: 'pending' });
     await addJob('job_b1');
     expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual({ kind: 'replay', jobId: 'job_b1' });
   });
 
+  it('refuses to take over a key whose job is gone while its write-ahead mark stays: lost', async () => {
+    expect(await keys.claim('t1', 'k-lost', [fp(1)], 'job_lost')).toEqual({
+      kind: 'new',
+      jobId: 'job_lost',
+      fresh: true,
+    });
+    // It ran and sent its write, and was removed early (eviction, a worker clock ahead).
+    await redis.set(`${sentPrefix}job_lost`, 'token');
+    await sleep(WINDOW_MS + 50);
+    expect(await keys.claim('t1', 'k-lost', [fp(1)], 'job_lost2')).toEqual({
+      kind: 'lost',
+      jobId: 'job_lost',
+    });
+  });
+
   it('gives a key back only for its own claim, and only while the job does not exist', async () => {
-    expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c1')).toEqual({ kind: 'new', jobId: 'job_c1' });
+    expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c1')).toEqual({
+      kind: 'new',
+      jobId: 'job_c1',
+      fresh: true,
+    });
     await keys.release('t1', 'k-c', 'job_other');
     expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c2')).toEqual({ kind: 'pending' });
     await keys.release('t1', 'k-c', 'job_c1');
-    expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c3')).toEqual({ kind: 'new', jobId: 'job_c3' });
+    expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c3')).toEqual({
+      kind: 'new',
+      jobId: 'job_c3',
+      fresh: true,
+    });
     await addJob('job_c3');
     await keys.release('t1', 'k-c', 'job_c3');
     expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c4')).toEqual({ kind: 'replay', jobId: 'job_c3' });
@@ -85,7 +128,23 @@ describe('IdempotencyKeys', () => {
     const ends: [string, string, (jobId: string) => Promise<unknown>, 'new' | 'replay'][] = [
       ['unavailable', 'job_u', (id) => failJob(id, 'UPSTREAM_UNAVAILABLE retry-after=5: unavailable'), 'new'],
       ['session refused', 'job_s', (id) => failJob(id, 'REAUTH_REQUIRED: connect the account again'), 'new'],
-      ['rate limited', 'job_l', (id) => failJob(id, 'RATE_LIMITED: too many'), 'new'],
+      // The session refused after its write had been sent (its mark kept): replayed.
+      [
+        'session refused, marked',
+        'job_x',
+        async (id) => {
+          await failJob(id, 'REAUTH_REQUIRED: connect the account again');
+          await redis.set(`${sentPrefix}${id}`, 'token');
+        },
+        'replay',
+      ],
+      // Failed an attempt and waiting for the next (BullMQ keeps its reason; not in the failed set).
+      [
+        'retrying',
+        'job_w',
+        (id) => redis.hset(`${jobPrefix}${id}`, 'failedReason', 'UPSTREAM_UNAVAILABLE: x'),
+        'replay',
+      ],
       // An earlier step applied: the job's write-ahead mark stays.
       [
         'unavailable, a step applied',
@@ -102,11 +161,13 @@ describe('IdempotencyKeys', () => {
     ];
     for (const [what, jobId, end, expected] of ends) {
       const key = `k-end-${jobId}`;
-      expect(await keys.claim('t1', key, [fp(4)], jobId)).toEqual({ kind: 'new', jobId });
+      expect(await keys.claim('t1', key, [fp(4)], jobId)).toEqual({ kind: 'new', jobId, fresh: true });
       await end(jobId);
       const again = await keys.claim('t1', key, [fp(4)], `${jobId}_again`);
       expect(again, what).toEqual(
-        expected === 'new' ? { kind: 'new', jobId: `${jobId}_again` } : { kind: 'replay', jobId },
+        expected === 'new'
+          ? { kind: 'new', jobId: `${jobId}_again`, fresh: false }
+          : { kind: 'replay', jobId },
       );
     }
   });
@@ -150,10 +211,10 @@ describe('a key taken over, then the dead claim’s add landing after all', () =
         write: true,
       });
       const claim = await queue.idempotency.claim('t1', 'k-late', [fp(5)], 'job_late1');
-      expect(claim).toEqual({ kind: 'new', jobId: 'job_late1' });
+      expect(claim).toEqual({ kind: 'new', jobId: 'job_late1', fresh: true });
       await sleep(WINDOW_MS + 50);
       const taken = await keys.claim('t1', 'k-late', [fp(5)], 'job_late2');
-      expect(taken).toEqual({ kind: 'new', jobId: 'job_late1' });
+      expect(taken).toEqual({ kind: 'new', jobId: 'job_late1', fresh: false });
       await queue.submit(write('taken over'), 0, 'job_late1');
       await queue.submit(write('late'), 0, 'job_late1');
       const counts = await queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');

@@ -245,6 +245,26 @@ describe('Idempotency-Key on writes', () => {
     expect(await creations()).toBe(refused + 1);
   });
 
+  it('runs a repeat again when the first failed because the account needed a new login', async () => {
+    const twofaId = await connectAccount(stack, 'creator_2fa');
+    const twofaPlatform = account(stack, 'creator_2fa').platformAccountId;
+    await resetObservations(stack);
+    // The session ends, and its renewal asks for a second factor: the write was sent once, refused.
+    await injectFault(stack, { kind: 'sessionExpiry', account: 'creator_2fa' });
+    const key = fresh();
+    const first = await createLink(key, { label: 'After a new login' }, { accountId: twofaId });
+    expectError(first, 409, 'REAUTH_REQUIRED');
+    await clearFaults(stack);
+    expect(await connectAccount(stack, 'creator_2fa')).toBe(twofaId);
+    const again = await createLink(key, { label: 'After a new login' }, { accountId: twofaId });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    const third = await createLink(key, { label: 'After a new login' }, { accountId: twofaId });
+    expect(third.headers.get('idempotent-replayed')).toBe('true');
+    expect(third.body.data).toEqual(again.body.data);
+    expect((await observations(stack, twofaPlatform)).duplicates).toEqual([]);
+  });
+
   it('gives the key back when the request was refused before it was queued (full backlog: 429)', async () => {
     await resetObservations(stack);
     await slowDown(stack, 'creator_demo', '/api/v1/trackinglinks', 1_500, { method: 'POST', count: BACKLOG });

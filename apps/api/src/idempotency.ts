@@ -70,6 +70,11 @@ export async function submitOnce(
       'a request with this Idempotency-Key is being queued right now: try again in a moment',
       1,
     );
+  if (claim.kind === 'lost')
+    throw new GatewayError(
+      'UPSTREAM_OUTCOME_UNKNOWN',
+      `the job of this Idempotency-Key (${claim.jobId}) is no longer kept, and its write may have been applied: check before repeating it with a new key`,
+    );
   if (claim.kind === 'replay') {
     reply.header('idempotent-replayed', 'true');
     // Asked to answer at once (`respond-async`, `wait=0`): 202 with the job's state, as the first
@@ -85,9 +90,11 @@ export async function submitOnce(
   try {
     answered = await context.queue.submit(work.payloadFor(jobId), waitMs, jobId);
   } catch (error) {
-    // Refused (or Redis failed) before its job existed: the key may be used again at once. Should
-    // this fail too, the next request takes the key over once the claim is older than the window.
-    await keys.release(request.tenantId, key, jobId).catch(() => undefined);
+    // Refused (or Redis failed) before its job existed: a key that named no job before may be used
+    // again at once. One taken over keeps its record: the claim it took over may still add its job.
+    // Should the release fail, the next request takes the key over once the claim is older than the
+    // window.
+    if (claim.fresh) await keys.release(request.tenantId, key, jobId).catch(() => undefined);
     throw error;
   }
   return sendResult(reply, request, answered.jobId, answered.result, context);

@@ -114,7 +114,7 @@ export class OperationsQueue {
       `${prefix}:idem:`,
       jobKeyPrefix(options.prefix),
       sentPrefix(`${prefix}:`),
-      options.retentionSeconds,
+      options.retentionSeconds + PARK_MS / 1000,
       LANE_LEASE_MS,
     );
     // One event reader per process, whatever the number of waiting requests: results are dispatched

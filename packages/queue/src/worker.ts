@@ -274,7 +274,12 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         throw new UnrecoverableError(error.error.toWire());
       }
       ends = true;
-      throw new UnrecoverableError(failureOf(error).toWire());
+      const failure = failureOf(error);
+      // The platform refused the account's session (a 401, or the re-login was refused): it applied
+      // nothing of this job, which a caller's Idempotency-Key may then run again.
+      if (job.data.write && writesApplied === 0 && failure.code === 'REAUTH_REQUIRED')
+        await ledger.clear(jobId, attemptToken);
+      throw new UnrecoverableError(failure.toWire());
     } finally {
       await gate.giveBack(ends || lastAttempt(job));
     }
