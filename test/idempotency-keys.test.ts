@@ -79,11 +79,10 @@ describe('IdempotencyKeys', () => {
     await sleep(WINDOW_MS + 50);
     // job_b1 was not added in the window (its API process died, or hangs): the key is the next
     // request's, under job_b1's id, so that a late add of job_b1 adds nothing beside it.
-    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b2')).toEqual({
-      kind: 'new',
-      jobId: 'job_b1',
-      fresh: false,
-    });
+    const taken = await keys.claim('t1', 'k-b', [fp(1)], 'job_b2');
+    expect(taken).toEqual({ kind: 'new', jobId: 'job_b1', fresh: false });
+    // The request that took it over is refused (429): the key stays job_b1's, whose add may land yet.
+    await keys.release('t1', 'k-b', taken as { jobId: string; fresh: boolean });
     expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual({ kind: 'pending' });
     await addJob('job_b1');
     expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual({ kind: 'replay', jobId: 'job_b1' });
@@ -110,16 +109,16 @@ describe('IdempotencyKeys', () => {
       jobId: 'job_c1',
       fresh: true,
     });
-    await keys.release('t1', 'k-c', 'job_other');
+    await keys.release('t1', 'k-c', { jobId: 'job_other', fresh: true });
     expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c2')).toEqual({ kind: 'pending' });
-    await keys.release('t1', 'k-c', 'job_c1');
+    await keys.release('t1', 'k-c', { jobId: 'job_c1', fresh: true });
     expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c3')).toEqual({
       kind: 'new',
       jobId: 'job_c3',
       fresh: true,
     });
     await addJob('job_c3');
-    await keys.release('t1', 'k-c', 'job_c3');
+    await keys.release('t1', 'k-c', { jobId: 'job_c3', fresh: true });
     expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c4')).toEqual({ kind: 'replay', jobId: 'job_c3' });
   });
 

@@ -91,10 +91,9 @@ export async function submitOnce(
     answered = await context.queue.submit(work.payloadFor(jobId), waitMs, jobId);
   } catch (error) {
     // Refused (or Redis failed) before its job existed: a key that named no job before may be used
-    // again at once. One taken over keeps its record: the claim it took over may still add its job.
-    // Should the release fail, the next request takes the key over once the claim is older than the
-    // window.
-    if (claim.fresh) await keys.release(request.tenantId, key, jobId).catch(() => undefined);
+    // again at once (`release`). Should the release fail, the next request takes the key over once
+    // the claim is older than the window.
+    await keys.release(request.tenantId, key, claim).catch(() => undefined);
     throw error;
   }
   return sendResult(reply, request, answered.jobId, answered.result, context);

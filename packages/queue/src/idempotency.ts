@@ -128,9 +128,14 @@ export class IdempotencyKeys {
     return { kind: kind as 'pending' | 'mismatch' };
   }
 
-  /** Gives the key back when the request it was claimed for was refused: its job does not exist. */
-  async release(tenantId: string, key: string, jobId: string): Promise<void> {
-    await this.redis.idem_release(this.recordKey(tenantId, key), jobId, this.jobPrefix);
+  /**
+   * Gives the key back when the request it was claimed for was refused: its job does not exist. Only
+   * a fresh claim's: a key taken over keeps its record, since the claim it took over may still add
+   * its job, and a re-run's keeps it too (the next repeat takes it over after the window).
+   */
+  async release(tenantId: string, key: string, claim: { jobId: string; fresh: boolean }): Promise<void> {
+    if (!claim.fresh) return;
+    await this.redis.idem_release(this.recordKey(tenantId, key), claim.jobId, this.jobPrefix);
   }
 
   /** The caller's key is hashed: it may be long, and anything the caller chose. */
