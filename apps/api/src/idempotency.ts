@@ -86,9 +86,9 @@ export async function submitOnce(
     return sendResult(reply, request, claim.jobId, result, context);
   }
   const { jobId } = claim;
-  let answered: Awaited<ReturnType<ApiContext['queue']['submit']>>;
+  let placed: WaitResult;
   try {
-    answered = await context.queue.submit(work.payloadFor(jobId), waitMs, jobId);
+    placed = (await context.queue.submit(work.payloadFor(jobId), 0, jobId)).result;
   } catch (error) {
     // Refused (or Redis failed) before its job existed: a key that named no job before may be used
     // again at once (`release`). Should the release fail, the next request takes the key over once
@@ -96,7 +96,10 @@ export async function submitOnce(
     await keys.release(request.tenantId, key, claim).catch(() => undefined);
     throw error;
   }
-  return sendResult(reply, request, answered.jobId, answered.result, context);
+  // Waited for as a job someone else may have added: under a claimed id, a slow claim's add can
+  // land first, its job already ended when this one's add changes nothing.
+  const result = waitMs > 0 ? await context.queue.follow(jobId, waitMs) : placed;
+  return sendResult(reply, request, jobId, result, context);
 }
 
 /** JSON with object keys sorted, so that the same input sent with its fields in another order matches. */
