@@ -40,6 +40,7 @@ describe('README walkthrough', () => {
     expect(out.filter((line) => /^acct_/.test(line))).toHaveLength(1);
     expect(out).toContain('201');
     expect(out).toContain('200');
+    expect(out.filter((line) => /^one link: \d+$/.test(line))).toHaveLength(1);
     expect(out).toContain('UNAUTHORIZED');
     expect(out.at(-1)).toBe('true');
   });
