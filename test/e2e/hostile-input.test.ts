@@ -177,20 +177,44 @@ describe('query strings coerced to numbers', () => {
 });
 
 describe("the router's and the HTTP parser's refusals", () => {
-  it('asks for the key before it says a path under the API is no route: 401, then 404', async () => {
-    for (const [method, path] of [
-      ['GET', '/no/such/route'],
-      ['PATCH', `/${accountId}/me`],
+  it('asks for the key before it says a path under the API is no route (404) or takes another method (405)', async () => {
+    for (const [method, path, status] of [
+      ['GET', '/no/such/route', 404],
+      ['PATCH', `/${accountId}/me`, 405],
     ] as const) {
       expectError(await gw(stack, method, path, { key: null }), 401, 'UNAUTHORIZED');
       expectError(await gw(stack, method, path, { key: 'cgk_not_a_key' }), 401, 'UNAUTHORIZED');
       const known = await gw(stack, method, path);
-      expectError(known, 404, 'NOT_FOUND');
+      expectError(known, status, status === 404 ? 'NOT_FOUND' : 'METHOD_NOT_ALLOWED');
       expectRequestId(known.body);
     }
     // Outside it, no key is asked for.
     const outside = await fetch(`${stack.apiUrl}/nothing-here`);
     expect(outside.status).toBe(404);
+  });
+
+  it('answers a method a route does not take with 405 and the methods it takes (Allow), sending nothing', async () => {
+    const before = await upstreamCalls();
+    for (const [method, path, allow] of [
+      ['DELETE', `/${accountId}/me`, 'GET'],
+      // `lists/create` is also a list id to `GET /{account_id}/lists/{list_id}`.
+      ['DELETE', `/${accountId}/lists/create`, 'GET, POST'],
+      ['PATCH', `/${accountId}/tracking-links`, 'POST, PUT'],
+      ['POST', `/${accountId}/vault/albums/123`, 'DELETE'],
+      ['PUT', '/jobs/job_x', 'GET'],
+      ['POST', '/accounts', 'GET'],
+    ] as const) {
+      const response = await gw(stack, method, path, method === 'GET' ? {} : { body: {} });
+      expectError(response, 405, 'METHOD_NOT_ALLOWED', path, method, allow.replaceAll(', ', ' or '));
+      expect(response.body.error).toBe('Method Not Allowed');
+      expect(response.headers.get('allow'), `${method} ${path}`).toBe(allow);
+    }
+    // Outside the API's prefix too, without a key.
+    const health = await fetch(`${stack.apiUrl}/healthz`, { method: 'POST' });
+    expect(health.status).toBe(405);
+    expect(health.headers.get('allow')).toBe('GET');
+    await new Promise((done) => setTimeout(done, 300));
+    expect(await upstreamCalls()).toBe(before);
   });
 
   it('answers HEAD on an operation with 405 Allow: GET, calling nothing', async () => {

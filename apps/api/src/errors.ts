@@ -17,14 +17,54 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: G
   return reply.status(error.statusCode).send(errorBody(error, request.id));
 }
 
-/** No route: 404 in the error shape. */
-export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const path = request.url.split('?')[0];
-  return sendError(reply, request, new GatewayError('NOT_FOUND', `no route ${request.method} ${path}`));
+/**
+ * The methods each route takes, by its URL pattern, so that a known path asked for with a method it
+ * does not take is 405 with `Allow` rather than 404. Filled by an `onRoute` hook; read only on a miss.
+ * `HEAD` is left out: on operations it is refused itself (405), elsewhere it goes with `GET`.
+ */
+export class RouteMethods {
+  private readonly routes: { pattern: RegExp; method: string }[] = [];
+
+  add(method: string | string[], url: string): void {
+    // `:name` matches one segment, as the router's parameters do; the rest is literal.
+    const pattern = new RegExp(
+      `^${url
+        .split('/')
+        .map((segment) =>
+          segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+        )
+        .join('/')}/?$`,
+    );
+    for (const one of [method].flat()) if (one !== 'HEAD') this.routes.push({ pattern, method: one });
+  }
+
+  /** The methods some route takes at `path` (no query), sorted; empty when no route has the path. */
+  allowed(path: string): string[] {
+    return [...new Set(this.routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort();
+  }
+}
+
+/** No route: 405 with `Allow` when the path is a route's under another method, else 404. */
+export function notFound(methods: RouteMethods) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const path = request.url.split('?')[0] ?? '';
+    const allow = methods.allowed(path);
+    if (allow.length === 0)
+      return sendError(reply, request, new GatewayError('NOT_FOUND', `no route ${request.method} ${path}`));
+    reply.header('allow', allow.join(', '));
+    return sendError(
+      reply,
+      request,
+      new GatewayError(
+        'METHOD_NOT_ALLOWED',
+        `${path} does not take ${request.method}: use ${allow.join(' or ')}`,
+      ),
+    );
+  };
 }
 
 /** One error handler, one error body: `{statusCode, message, error, code, requestId}`. */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, methods: RouteMethods): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request, reply) => {
     const gatewayError = toGatewayError(error);
     // The platform's failures (502/503) are the platform's story; only our own 500s are errors here.
@@ -33,7 +73,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.warn({ code: gatewayError.code }, 'request failed upstream');
     return sendError(reply, request, gatewayError);
   });
-  app.setNotFoundHandler(notFound);
+  app.setNotFoundHandler(notFound(methods));
 }
 
 function toGatewayError(error: FastifyError | GatewayError): GatewayError {

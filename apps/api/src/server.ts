@@ -15,6 +15,7 @@ import {
   MAX_PARAM_LENGTH,
   newRequestId,
   notFound,
+  RouteMethods,
   sendError,
 } from './errors';
 import { registerJobRoutes } from './job-routes';
@@ -80,7 +81,9 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   // Response schemas document the contract (OpenAPI) and are checked by the tests; they do not
   // reshape answers, which a serializer would do silently on a mismatch.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  installErrorHandling(app);
+  const methods = new RouteMethods();
+  app.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  installErrorHandling(app, methods);
   // Many clients send `content-type: application/json` on every request, DELETE without a body
   // included: an empty body is no body, not malformed JSON.
   // Fastify's own parser stays in charge of everything else (prototype-poisoning checks included).
@@ -171,7 +174,7 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
       installApiKeyAuth(api, context);
       // Under the API's prefix, a path that is no route asks for the key first (401), like every
       // route: without one, nobody learns which routes exist.
-      api.setNotFoundHandler(notFound);
+      api.setNotFoundHandler(notFound(methods));
       registerOperationRoutes(api, context, connected);
       registerAccountRoutes(api, context, connected);
       registerJobRoutes(api, context);
