@@ -174,6 +174,30 @@ describe('query strings coerced to numbers', () => {
     const fine = await gw(stack, 'GET', `/${accountId}/earnings/transactions?after=1700000000000&limit=1`);
     expect(fine.status).toBe(200);
   });
+
+  it('reads query numbers in decimal only: hex, blanks and words are refused, naming the parameter', async () => {
+    const before = await upstreamCalls();
+    for (const [name, value] of [
+      ['offset', '0x10'],
+      ['offset', '%20'],
+      ['offset', ''],
+      ['limit', '0b11'],
+      ['limit', 'ten'],
+      ['after', '1_700_000_000_000'],
+    ]) {
+      const response = await gw(stack, 'GET', `/${accountId}/earnings/transactions?${name}=${value}`);
+      expectBadRequest(response, `The ${name} query parameter must be a decimal number`);
+    }
+    expectBadRequest(
+      await gw(stack, 'GET', `/${accountId}/subscribers?status=active&limit=0x5`),
+      'The limit query parameter must be a decimal number',
+    );
+    expect(await upstreamCalls()).toBe(before);
+    for (const query of ['offset=16&limit=5', 'after=1.7e12&limit=5']) {
+      const fine = await gw(stack, 'GET', `/${accountId}/earnings/transactions?${query}`);
+      expect(fine.status, query).toBe(200);
+    }
+  });
 });
 
 describe("the router's and the HTTP parser's refusals", () => {
@@ -204,7 +228,7 @@ describe("the router's and the HTTP parser's refusals", () => {
       ['PUT', '/jobs/job_x', 'GET'],
       ['POST', '/accounts', 'GET'],
     ] as const) {
-      const response = await gw(stack, method, path, method === 'GET' ? {} : { body: {} });
+      const response = await gw(stack, method, path, { body: {} });
       expectError(response, 405, 'METHOD_NOT_ALLOWED', path, method, allow.replaceAll(', ', ' or '));
       expect(response.body.error).toBe('Method Not Allowed');
       expect(response.headers.get('allow'), `${method} ${path}`).toBe(allow);
