@@ -225,8 +225,9 @@ describe("the router's and the HTTP parser's refusals", () => {
       ['DELETE', `/${accountId}/lists/create`, 'GET, POST'],
       ['PATCH', `/${accountId}/tracking-links`, 'POST, PUT'],
       ['POST', `/${accountId}/vault/albums/123`, 'DELETE'],
-      ['PUT', '/jobs/job_x', 'GET'],
-      ['POST', '/accounts', 'GET'],
+      // Where HEAD works (not on operations, which refuse it), it is listed.
+      ['PUT', '/jobs/job_x', 'GET, HEAD'],
+      ['POST', '/accounts', 'GET, HEAD'],
     ] as const) {
       const response = await gw(stack, method, path, { body: {} });
       expectError(response, 405, 'METHOD_NOT_ALLOWED', path, method, allow.replaceAll(', ', ' or '));
@@ -236,7 +237,18 @@ describe("the router's and the HTTP parser's refusals", () => {
     // Outside the API's prefix too, without a key.
     const health = await fetch(`${stack.apiUrl}/healthz`, { method: 'POST' });
     expect(health.status).toBe(405);
-    expect(health.headers.get('allow')).toBe('GET');
+    expect(health.headers.get('allow')).toBe('GET, HEAD');
+    // Paths the router does not take stay 404: a trailing slash, a parameter over 100 characters
+    // (where the router says nothing else), and Bull Board's, whose own credentials come first.
+    for (const [method, path] of [
+      ['GET', '/healthz/'],
+      ['POST', '/admin/queues/api/queues/operations/job_1/retry'],
+      ['DELETE', '/admin/queues/api/queues'],
+    ] as const) {
+      const response = await fetch(`${stack.apiUrl}${path}`, { method });
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    expectError(await gw(stack, 'GET', `/${accountId}/me/`), 404, 'NOT_FOUND');
     await new Promise((done) => setTimeout(done, 300));
     expect(await upstreamCalls()).toBe(before);
   });

@@ -18,29 +18,49 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: G
 }
 
 /**
- * The methods each route takes, by its URL pattern, so that a known path asked for with a method it
- * does not take is 405 with `Allow` rather than 404. Filled by an `onRoute` hook; read only on a miss.
- * `HEAD` is left out: on operations it is refused itself (405), elsewhere it goes with `GET`.
+ * The methods each route takes, by its path's segments, so that a known path asked for with a method
+ * it does not take is 405 with `Allow` rather than 404. Filled by an `onRoute` hook; read only on a
+ * miss. Left out: routes with a wildcard (static files), routes `except` names (Bull Board's, whose
+ * own credentials come first), and `HEAD` routes that exist to refuse it (`config.refuses`).
  */
 export class RouteMethods {
-  private readonly routes: { pattern: RegExp; method: string }[] = [];
+  /** Each route's segments, `undefined` where a parameter matches any one segment. */
+  private readonly routes: { segments: (string | undefined)[]; method: string }[] = [];
 
-  add(method: string | string[], url: string): void {
-    // `:name` matches one segment, as the router's parameters do; the rest is literal.
-    const pattern = new RegExp(
-      `^${url
-        .split('/')
-        .map((segment) =>
-          segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-        )
-        .join('/')}/?$`,
-    );
-    for (const one of [method].flat()) if (one !== 'HEAD') this.routes.push({ pattern, method: one });
+  constructor(private readonly except: (url: string) => boolean = () => false) {}
+
+  add(method: string | string[], url: string, config?: unknown): void {
+    if (url.includes('*') || this.except(url)) return;
+    if ((config as { refuses?: boolean } | undefined)?.refuses) return;
+    const segments = url.split('/').map((s) => (s.startsWith(':') ? undefined : s));
+    for (const one of [method].flat()) this.routes.push({ segments, method: one });
   }
 
-  /** The methods some route takes at `path` (no query), sorted; empty when no route has the path. */
+  /**
+   * The methods some route takes at `path` (no query), sorted; empty when no route has the path.
+   * Matched as the router matches: segment by segment, a trailing slash being another path, a
+   * parameter at most `MAX_PARAM_LENGTH` long.
+   */
   allowed(path: string): string[] {
-    return [...new Set(this.routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort();
+    const parts = path.split('/').map(decodedSegment);
+    const methods = new Set<string>();
+    for (const { segments, method } of this.routes) {
+      if (segments.length !== parts.length) continue;
+      const matches = segments.every((segment, i) => {
+        const part = parts[i] as string;
+        return segment === undefined ? part !== '' && part.length <= MAX_PARAM_LENGTH : segment === part;
+      });
+      if (matches) methods.add(method);
+    }
+    return [...methods].sort();
+  }
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 
@@ -49,7 +69,8 @@ export function notFound(methods: RouteMethods) {
   return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = request.url.split('?')[0] ?? '';
     const allow = methods.allowed(path);
-    if (allow.length === 0)
+    // A method the path's routes take that still missed (a parameter the router refused): no route.
+    if (allow.length === 0 || allow.includes(request.method))
       return sendError(reply, request, new GatewayError('NOT_FOUND', `no route ${request.method} ${path}`));
     reply.header('allow', allow.join(', '));
     return sendError(

@@ -42,6 +42,8 @@ export function registerOperationRoutes(
         method: 'HEAD',
         url: op.path,
         schema: { hide: true },
+        // Not a method the path takes (`Allow` of a 405 elsewhere leaves it out).
+        config: { refuses: true },
         handler: async (_request, reply) => reply.code(405).header('allow', 'GET').send(),
       });
     }

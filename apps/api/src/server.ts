@@ -6,7 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { registerAccountRoutes } from './account-routes';
 import { installApiKeyAuth } from './auth';
-import { registerBoard } from './board';
+import { BOARD_PATH, registerBoard } from './board';
 import type { ApiContext } from './context';
 import {
   clientError,
@@ -81,8 +81,8 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   // Response schemas document the contract (OpenAPI) and are checked by the tests; they do not
   // reshape answers, which a serializer would do silently on a mismatch.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  const methods = new RouteMethods();
-  app.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  const methods = new RouteMethods((url) => url.startsWith(BOARD_PATH));
+  app.addHook('onRoute', (route) => methods.add(route.method, route.url, route.config));
   installErrorHandling(app, methods);
   // Many clients send `content-type: application/json` on every request, DELETE without a body
   // included: an empty body is no body, not malformed JSON.
