@@ -34,7 +34,6 @@ export function registerOperationRoutes(
   connected: ConnectedAccounts,
 ): void {
   for (const op of allOperations) {
-    const numbers = numberParameters(op);
     if (op.method === 'GET') {
       // Fastify would answer HEAD by running the GET: a platform call (media stats: the account's
       // one-minute gap) for an answer without a body. HEAD is not allowed on operations.
@@ -51,11 +50,6 @@ export function registerOperationRoutes(
       method: op.method,
       url: op.path,
       exposeHeadRoute: false,
-      // Query numbers are written in decimal: the schema's coercion would read `0x10` as 16 and a
-      // blank as 0.
-      ...(numbers.length > 0
-        ? { preValidation: async (request: FastifyRequest) => refuseNonDecimal(request.query, numbers) }
-        : {}),
       schema: {
         operationId: op.name,
         summary: op.summary,
@@ -124,25 +118,6 @@ export function registerOperationRoutes(
         return sendResult(reply, request, answered.jobId, answered.result, context);
       },
     });
-  }
-}
-
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-/** The query parameters of an operation that are numbers. */
-function numberParameters(op: OperationDef<OperationSchemas>): string[] {
-  return Object.entries(op.schemas.querystring?.properties ?? {})
-    .filter(([, schema]) => ['integer', 'number'].includes((schema as { type?: string }).type ?? ''))
-    .map(([name]) => name);
-}
-
-function refuseNonDecimal(query: unknown, names: string[]): void {
-  const values = query as Record<string, unknown>;
-  for (const name of names) {
-    for (const value of [values[name]].flat()) {
-      if (typeof value === 'string' && !DECIMAL.test(value))
-        throw new GatewayError('BAD_REQUEST', `The ${name} query parameter must be a decimal number`);
-    }
   }
 }
 

@@ -22,7 +22,7 @@ import { registerJobRoutes } from './job-routes';
 import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
-import { jsonBodyProblem } from './validation';
+import { decimalNumbersFirst, jsonBodyProblem } from './validation';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -75,9 +75,11 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   const ajv = validators();
   // Coerced text can become Infinity (`?after=1e400`): every query and path number has a maximum
   // (`assertRegistry`), which refuses it.
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? ajv.body : ajv.other).compile(schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body') return ajv.body.compile(schema);
+    const validate = ajv.other.compile(schema);
+    return httpPart === 'querystring' ? decimalNumbersFirst(schema, validate) : validate;
+  });
   // Response schemas document the contract (OpenAPI) and are checked by the tests; they do not
   // reshape answers, which a serializer would do silently on a mismatch.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -1,3 +1,5 @@
+import { GatewayError } from '@cg/contract';
+import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify/types/schema';
 
 const LOCATION: Record<string, string> = {
@@ -57,4 +59,36 @@ export function jsonBodyProblem(body: unknown): string | undefined {
     for (const child of Object.values(value)) pending.push([child, depth + 1]);
   }
   return undefined;
+}
+
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * A query string's validator that first refuses the schema's number parameters not written in
+ * decimal: the coercion that turns query text into numbers reads `0x10` as 16 and a blank as 0.
+ * The schema's own validator runs as Fastify calls it (it coerces in place).
+ */
+export function decimalNumbersFirst(schema: unknown, validate: ValidateFunction) {
+  const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {};
+  const names = Object.keys(properties).filter((name) =>
+    ['integer', 'number'].includes(properties[name]?.type ?? ''),
+  );
+  if (names.length === 0) return validate;
+  const check = (data: unknown, context?: object) => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    for (const name of names) {
+      for (const value of [values[name]].flat()) {
+        if (typeof value === 'string' && !DECIMAL.test(value))
+          return {
+            error: new GatewayError('BAD_REQUEST', `The ${name} query parameter must be a decimal number`),
+          };
+      }
+    }
+    return validate(data, context as never);
+  };
+  // Fastify lets a validator with `schemaEnv` coerce in place, and reads `errors` after a failure.
+  return Object.defineProperties(check, {
+    schemaEnv: { value: validate.schemaEnv },
+    errors: { get: () => validate.errors },
+  });
 }
