@@ -100,7 +100,7 @@ export class OperationsQueue {
   /** Wake-ups that groups send after their jobs are added, until they are back. */
   private readonly settling = new Set<Promise<void>>();
   /** Resolved by `stopWaiting`. */
-  private readonly stopped = resolvable();
+  private readonly stopped = resolvable<undefined>();
 
   constructor(private readonly options: QueueOptions) {
     const prefix = queuePrefix(options.prefix);
@@ -213,7 +213,7 @@ export class OperationsQueue {
    * the job's status URL, the jobs go on (the API process is stopping).
    */
   stopWaiting(): void {
-    this.stopped.resolve();
+    this.stopped.resolve(undefined);
   }
 
   async close(): Promise<void> {
@@ -407,10 +407,7 @@ export class OperationsQueue {
   }
 
   private register(jobId: string): Waiter {
-    let resolver!: (result: WaitResult) => void;
-    const promise = new Promise<WaitResult>((resolve) => {
-      resolver = resolve;
-    });
+    const { promise, resolve: resolver } = resolvable<WaitResult>();
     const set = this.waiters.get(jobId) ?? new Set();
     set.add(resolver);
     this.waiters.set(jobId, set);
@@ -492,10 +489,11 @@ export function resultOf(view: JobView): WaitResult {
   return { state: 'pending', jobState: view.state };
 }
 
-function resolvable(): { promise: Promise<undefined>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<undefined>((done) => {
-    resolve = () => done(undefined);
+/** A promise and the function that settles it (Node 20 has no `Promise.withResolvers`). */
+function resolvable<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => {
+    resolve = done;
   });
   return { promise, resolve };
 }
