@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectRedis, randomId } from '@cg/store';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { randomId, sha256 } from '@cg/store';
+import { describe, expect, it } from 'vitest';
 import { IdempotencyKeys } from '../packages/queue/src/idempotency';
 import type { JobPayload } from '../packages/queue/src/payload';
-import { jobKeyPrefix, OperationsQueue } from '../packages/queue/src/queue';
+import { jobKeyPrefix, PARK_MS } from '../packages/queue/src/queue';
+import { fileRedis, testQueue } from './support/redis';
 import { scanKeys } from './support/stack';
 
 // The records behind callers' Idempotency-Keys, on a real Redis: a job "exists" when its BullMQ hash
 // does, which the test writes itself (or a real queue adds, without a worker).
-const redis = connectRedis(inject('redisUrl'));
-const prefix = `cgt-${randomId(8)}`;
+const { redis, prefix } = fileRedis();
 const jobPrefix = jobKeyPrefix(prefix);
 const WINDOW_MS = 300;
 const sentPrefix = `{${prefix}:q}:sent:`;
@@ -31,69 +31,44 @@ async function failJob(jobId: string, failedReason: string) {
 /** A fingerprint: 64 hex digits. */
 const fp = (n: number) => String(n).repeat(64);
 
-afterAll(async () => {
-  const found = await scanKeys(redis, prefix);
-  if (found.length > 0) await redis.del(...found);
-  redis.disconnect();
-});
+/** What a claim answers: the key is the request's now (a fresh claim unless said), or replays a job. */
+const claimed = (jobId: string, fresh = true) => ({ kind: 'new', jobId, fresh });
+const replay = (jobId: string) => ({ kind: 'replay', jobId });
 
 describe('IdempotencyKeys', () => {
   it('claims a new key once; the same request then replays its job, another request is a mismatch', async () => {
-    expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a1')).toEqual({
-      kind: 'new',
-      jobId: 'job_a1',
-      fresh: true,
-    });
+    expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a1')).toEqual(claimed('job_a1'));
     await addJob('job_a1');
-    expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a2')).toEqual({ kind: 'replay', jobId: 'job_a1' });
+    expect(await keys.claim('t1', 'k-a', [fp(1)], 'job_a2')).toEqual(replay('job_a1'));
     expect(await keys.claim('t1', 'k-a', [fp(2)], 'job_a3')).toEqual({ kind: 'mismatch' });
     // Another tenant's same key is another key.
-    expect(await keys.claim('t2', 'k-a', [fp(2)], 'job_a4')).toEqual({
-      kind: 'new',
-      jobId: 'job_a4',
-      fresh: true,
-    });
+    expect(await keys.claim('t2', 'k-a', [fp(2)], 'job_a4')).toEqual(claimed('job_a4'));
   });
 
   it('recognises a request by any of its fingerprints (the encryption keys of a rotation)', async () => {
-    expect(await keys.claim('t1', 'k-r', [fp(1)], 'job_r1')).toEqual({
-      kind: 'new',
-      jobId: 'job_r1',
-      fresh: true,
-    });
+    expect(await keys.claim('t1', 'k-r', [fp(1)], 'job_r1')).toEqual(claimed('job_r1'));
     await addJob('job_r1');
-    expect(await keys.claim('t1', 'k-r', [fp(7), fp(1)], 'job_r2')).toEqual({
-      kind: 'replay',
-      jobId: 'job_r1',
-    });
+    expect(await keys.claim('t1', 'k-r', [fp(7), fp(1)], 'job_r2')).toEqual(replay('job_r1'));
     expect(await keys.claim('t1', 'k-r', [fp(7), fp(8)], 'job_r3')).toEqual({ kind: 'mismatch' });
   });
 
   it('holds a key whose job is not added yet for the window, then lets the next request take it over with the same job id', async () => {
-    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b1')).toEqual({
-      kind: 'new',
-      jobId: 'job_b1',
-      fresh: true,
-    });
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b1')).toEqual(claimed('job_b1'));
     expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b2')).toEqual({ kind: 'pending' });
     await sleep(WINDOW_MS + 50);
     // job_b1 was not added in the window (its API process died, or hangs): the key is the next
     // request's, under job_b1's id, so that a late add of job_b1 adds nothing beside it.
     const taken = await keys.claim('t1', 'k-b', [fp(1)], 'job_b2');
-    expect(taken).toEqual({ kind: 'new', jobId: 'job_b1', fresh: false });
+    expect(taken).toEqual(claimed('job_b1', false));
     // The request that took it over is refused (429): the key stays job_b1's, whose add may land yet.
     await keys.release('t1', 'k-b', taken as { jobId: string; fresh: boolean });
     expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual({ kind: 'pending' });
     await addJob('job_b1');
-    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual({ kind: 'replay', jobId: 'job_b1' });
+    expect(await keys.claim('t1', 'k-b', [fp(1)], 'job_b3')).toEqual(replay('job_b1'));
   });
 
   it('refuses to take over a key whose job is gone while its write-ahead mark stays: lost', async () => {
-    expect(await keys.claim('t1', 'k-lost', [fp(1)], 'job_lost')).toEqual({
-      kind: 'new',
-      jobId: 'job_lost',
-      fresh: true,
-    });
+    expect(await keys.claim('t1', 'k-lost', [fp(1)], 'job_lost')).toEqual(claimed('job_lost'));
     // It ran and sent its write, and was removed early (eviction, a worker clock ahead).
     await redis.set(`${sentPrefix}job_lost`, 'token');
     await sleep(WINDOW_MS + 50);
@@ -104,22 +79,14 @@ describe('IdempotencyKeys', () => {
   });
 
   it('gives a key back only for its own claim, and only while the job does not exist', async () => {
-    expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c1')).toEqual({
-      kind: 'new',
-      jobId: 'job_c1',
-      fresh: true,
-    });
+    expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c1')).toEqual(claimed('job_c1'));
     await keys.release('t1', 'k-c', { jobId: 'job_other', fresh: true });
     expect(await keys.claim('t1', 'k-c', [fp(1)], 'job_c2')).toEqual({ kind: 'pending' });
     await keys.release('t1', 'k-c', { jobId: 'job_c1', fresh: true });
-    expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c3')).toEqual({
-      kind: 'new',
-      jobId: 'job_c3',
-      fresh: true,
-    });
+    expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c3')).toEqual(claimed('job_c3'));
     await addJob('job_c3');
     await keys.release('t1', 'k-c', { jobId: 'job_c3', fresh: true });
-    expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c4')).toEqual({ kind: 'replay', jobId: 'job_c3' });
+    expect(await keys.claim('t1', 'k-c', [fp(2)], 'job_c4')).toEqual(replay('job_c3'));
   });
 
   it('runs a repeat again when the job failed with nothing applied, and replays every other end', async () => {
@@ -160,14 +127,10 @@ describe('IdempotencyKeys', () => {
     ];
     for (const [what, jobId, end, expected] of ends) {
       const key = `k-end-${jobId}`;
-      expect(await keys.claim('t1', key, [fp(4)], jobId)).toEqual({ kind: 'new', jobId, fresh: true });
+      expect(await keys.claim('t1', key, [fp(4)], jobId)).toEqual(claimed(jobId));
       await end(jobId);
       const again = await keys.claim('t1', key, [fp(4)], `${jobId}_again`);
-      expect(again, what).toEqual(
-        expected === 'new'
-          ? { kind: 'new', jobId: `${jobId}_again`, fresh: false }
-          : { kind: 'replay', jobId },
-      );
+      expect(again, what).toEqual(expected === 'new' ? claimed(`${jobId}_again`, false) : replay(jobId));
     }
   });
 
@@ -189,15 +152,7 @@ describe('IdempotencyKeys', () => {
 
 describe('a key taken over, then the dead claim’s add landing after all', () => {
   it('leaves one job: the late add under the same id adds nothing', async () => {
-    const queue = new OperationsQueue({
-      redis,
-      prefix,
-      retentionSeconds: 60,
-      attempts: 1,
-      backoffMs: 100,
-      lanes: { concurrency: 2, intervalMs: 0, gapMs: 0, maxBacklog: 100 },
-      newJobId: () => `job_${randomId(8)}`,
-    });
+    const queue = testQueue(redis, prefix);
     try {
       await queue.ready();
       const write = (label: string): JobPayload => ({
@@ -210,10 +165,14 @@ describe('a key taken over, then the dead claim’s add landing after all', () =
         write: true,
       });
       const claim = await queue.idempotency.claim('t1', 'k-late', [fp(5)], 'job_late1');
-      expect(claim).toEqual({ kind: 'new', jobId: 'job_late1', fresh: true });
+      expect(claim).toEqual(claimed('job_late1'));
+      // The queue keeps a key its retention and `PARK_MS` more, so a job parked long keeps its key.
+      const ttl = await redis.ttl(`{${prefix}:q}:idem:t1:${sha256('k-late')}`);
+      expect(ttl).toBeGreaterThan(60 + PARK_MS / 1000 - 5);
+      expect(ttl).toBeLessThanOrEqual(60 + PARK_MS / 1000);
       await sleep(WINDOW_MS + 50);
       const taken = await keys.claim('t1', 'k-late', [fp(5)], 'job_late2');
-      expect(taken).toEqual({ kind: 'new', jobId: 'job_late1', fresh: false });
+      expect(taken).toEqual(claimed('job_late1', false));
       await queue.submit(write('taken over'), 0, 'job_late1');
       await queue.submit(write('late'), 0, 'job_late1');
       const counts = await queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');

@@ -1,30 +1,24 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { ApiKeyStore, connectRedis, randomId, sha256, storeKeys } from '@cg/store';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { ApiKeyStore, randomId, sha256, storeKeys } from '@cg/store';
+import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../scripts/lib/redis';
+import { fileRedis } from './support/redis';
 import { scanKeys } from './support/stack';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
-const prefix = `cgt-${randomId(8)}`;
+const { redis, prefix } = fileRedis();
 // No ENCRYPTION_KEY: keys are stored as hashes, so the CLI has no use for it.
 const { ENCRYPTION_KEY: _unused, ...inherited } = process.env;
 const env = { ...inherited, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: prefix };
-const redis = connectRedis(inject('redisUrl'));
 const keys = new ApiKeyStore(redis, storeKeys(prefix));
 
 const cli = (...args: string[]) => cliWith(env, ...args);
 const cliWith = (environment: NodeJS.ProcessEnv, ...args: string[]) =>
   run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli.ts', ...args], { cwd: root, env: environment });
 type Failure = { code: number; stderr: string };
-
-afterAll(async () => {
-  const left = await scanKeys(redis, prefix);
-  for (const key of left) await redis.unlink(key);
-  redis.disconnect();
-});
 
 describe('pnpm keys', () => {
   it('creates a key printed once, stored only as a hash, listed and revoked', async () => {

@@ -1,26 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectRedis, randomId } from '@cg/store';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountLanes, type LaneSettings } from '../packages/queue/src/lanes';
 import { jobKeyPrefix } from '../packages/queue/src/queue';
-import { scanKeys } from './support/stack';
+import { fileRedis } from './support/redis';
 
 // The media-stats gap as the lane scripts keep it, driven step by step on a real Redis. The jobs
 // are BullMQ job hashes holding only what the scripts read (that the job exists, and its data).
-const redis = connectRedis(inject('redisUrl'));
-const prefix = `cgt-${randomId(8)}`;
+const { redis, prefix } = fileRedis();
 const jobs = jobKeyPrefix(prefix);
 // A gap longer than the 1 s a slot may be held for a gapped job, so the next one gets a timed wake.
 const GAP_MS = 1_500;
 const settings: LaneSettings = { concurrency: 2, intervalMs: 0, gapMs: GAP_MS, maxBacklog: 100 };
 const lanes = new AccountLanes(redis, jobs, settings);
 let lanesUsed = 0;
-
-afterAll(async () => {
-  const keys = await scanKeys(redis, prefix);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
-});
 
 /** A new lane and a function that queues a media-stats job on it (admitted, then held by BullMQ). */
 function gappedLane() {

@@ -1,24 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectRedis, randomId } from '@cg/store';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountLanes, type LaneSettings } from '../packages/queue/src/lanes';
 import type { JobPayload } from '../packages/queue/src/payload';
-import { jobKeyPrefix, OperationsQueue, PARK_MS } from '../packages/queue/src/queue';
+import { jobKeyPrefix, PARK_MS } from '../packages/queue/src/queue';
 import { eventually } from './support/processes';
-import { scanKeys } from './support/stack';
+import { fileRedis, testQueue } from './support/redis';
 
 // The API's side of the queue in this process, on a real Redis, without a worker: what a group of
 // requests leaves in Redis once `submit` has answered and `close` has returned.
-const redis = connectRedis(inject('redisUrl'));
-const prefix = `cgt-${randomId(8)}`;
+const { redis, prefix } = fileRedis();
 const settings: LaneSettings = { concurrency: 1, intervalMs: 0, gapMs: 0, maxBacklog: 100 };
 let ids = 0;
-
-afterAll(async () => {
-  const keys = await scanKeys(redis, prefix);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
-});
 
 const read = (accountId: string): JobPayload => ({
   op: 'me',
@@ -40,12 +32,7 @@ const settle = <T>(promise: Promise<T>, ms: number) =>
 describe('OperationsQueue wake-ups', () => {
   it('wakes a parked job whose slot freed between its admission and its add, without holding the next group back', async () => {
     const errors: Error[] = [];
-    const queue = new OperationsQueue({
-      redis,
-      prefix,
-      retentionSeconds: 60,
-      attempts: 1,
-      backoffMs: 100,
+    const queue = testQueue(redis, prefix, {
       lanes: settings,
       newJobId: () => `job_${++ids}`,
       onError: (error) => errors.push(error),

@@ -154,6 +154,8 @@ describe('unknown body fields', () => {
 });
 
 describe('query strings coerced to numbers', () => {
+  const earnings = (query: string) => gw(stack, 'GET', `/${accountId}/earnings/transactions?${query}`);
+
   it('refuses a query number that is not finite, naming the parameter', async () => {
     const before = await upstreamCalls();
     // Infinity, and a finite number past any date (it would reach the platform as "1e+21").
@@ -162,17 +164,12 @@ describe('query strings coerced to numbers', () => {
       ['before', 'Infinity'],
       ['before', '1000000000000000000000'],
     ]) {
-      const response = await gw(stack, 'GET', `/${accountId}/earnings/transactions?${name}=${value}&limit=1`);
-      expectBadRequest(response, `The ${name} query parameter`);
+      expectBadRequest(await earnings(`${name}=${value}&limit=1`), `The ${name} query parameter`);
     }
     // Minus infinity is already below the minimum.
-    expectBadRequest(
-      await gw(stack, 'GET', `/${accountId}/earnings/transactions?after=-1e999&limit=1`),
-      'The after query parameter',
-    );
+    expectBadRequest(await earnings('after=-1e999&limit=1'), 'The after query parameter');
     expect(await upstreamCalls()).toBe(before);
-    const fine = await gw(stack, 'GET', `/${accountId}/earnings/transactions?after=1700000000000&limit=1`);
-    expect(fine.status).toBe(200);
+    expect((await earnings('after=1700000000000&limit=1')).status).toBe(200);
   });
 
   it('reads query numbers in decimal only: hex, blanks and words are refused, naming the parameter', async () => {
@@ -185,18 +182,18 @@ describe('query strings coerced to numbers', () => {
       ['limit', 'ten'],
       ['after', '1_700_000_000_000'],
     ]) {
-      const response = await gw(stack, 'GET', `/${accountId}/earnings/transactions?${name}=${value}`);
-      expectBadRequest(response, `The ${name} query parameter must be a decimal number`);
+      expectBadRequest(
+        await earnings(`${name}=${value}`),
+        `The ${name} query parameter must be a decimal number`,
+      );
     }
     expectBadRequest(
       await gw(stack, 'GET', `/${accountId}/subscribers?status=active&limit=0x5`),
       'The limit query parameter must be a decimal number',
     );
     expect(await upstreamCalls()).toBe(before);
-    for (const query of ['offset=16&limit=5', 'after=1.7e12&limit=5']) {
-      const fine = await gw(stack, 'GET', `/${accountId}/earnings/transactions?${query}`);
-      expect(fine.status, query).toBe(200);
-    }
+    for (const query of ['offset=16&limit=5', 'after=1.7e12&limit=5'])
+      expect((await earnings(query)).status, query).toBe(200);
   });
 });
 

@@ -1,14 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectBadRequest, expectError } from '../support/assert';
 import { connectAccount, connectCredentials } from '../support/common';
-import {
-  clearFaults,
-  injectFault,
-  observations,
-  resetObservations,
-  sawRequests,
-  slowDown,
-} from '../support/sim';
+import { clearFaults, injectFault, observations, resetObservations, sawRequests } from '../support/sim';
 import { account, finished, gw, scanKeys, startStack, type TestStack } from '../support/stack';
 
 // Callers' Idempotency-Key on writes: a repeated request is answered by the first one's job and
@@ -45,6 +38,9 @@ const createLink = (
     headers: { ...(key === undefined ? {} : { 'idempotency-key': key }), ...more.headers },
   });
 const creations = async () => (await observations(stack, platformId)).requests[CREATE] ?? 0;
+/** A fault on creator_demo's tracking-link creations at the sandbox. */
+const faultOnCreate = (fault: Record<string, unknown>) =>
+  injectFault(stack, { account: 'creator_demo', path: '/api/v1/trackinglinks', method: 'POST', ...fault });
 
 describe('Idempotency-Key on writes', () => {
   it('answers a repeated request with the first one’s result, and sends it to the platform once', async () => {
@@ -141,7 +137,7 @@ describe('Idempotency-Key on writes', () => {
 
   it('a repeat while the first is at the platform waits for that same job', async () => {
     await resetObservations(stack);
-    await slowDown(stack, 'creator_demo', '/api/v1/trackinglinks', 1_500, { method: 'POST', count: 1 });
+    await faultOnCreate({ kind: 'latency', ms: 1_500, count: 1 });
     const key = fresh();
     const first = createLink(key, { label: 'Slow' });
     await sawRequests(stack, 'creator_demo', CREATE, 1);
@@ -203,13 +199,7 @@ describe('Idempotency-Key on writes', () => {
 
   it('replays a failure too: an outcome-unknown write is not sent again under its key', async () => {
     await resetObservations(stack);
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/trackinglinks',
-      method: 'POST',
-      count: 1,
-      kind: 'resetAfterApply',
-    });
+    await faultOnCreate({ count: 1, kind: 'resetAfterApply' });
     const key = fresh();
     const first = await createLink(key, { label: 'Unknown' });
     expectError(first, 502, 'UPSTREAM_OUTCOME_UNKNOWN');
@@ -221,14 +211,7 @@ describe('Idempotency-Key on writes', () => {
 
   it('runs a repeat again when the first failed with nothing applied (503 after the retries)', async () => {
     await resetObservations(stack);
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/trackinglinks',
-      method: 'POST',
-      count: 50,
-      kind: 'error',
-      status: 503,
-    });
+    await faultOnCreate({ count: 50, kind: 'error', status: 503 });
     const key = fresh();
     const first = await createLink(key, { label: 'Unavailable first' });
     expectError(first, 503, 'UPSTREAM_UNAVAILABLE');
@@ -267,7 +250,7 @@ describe('Idempotency-Key on writes', () => {
 
   it('gives the key back when the request was refused before it was queued (full backlog: 429)', async () => {
     await resetObservations(stack);
-    await slowDown(stack, 'creator_demo', '/api/v1/trackinglinks', 1_500, { method: 'POST', count: BACKLOG });
+    await faultOnCreate({ kind: 'latency', ms: 1_500, count: BACKLOG });
     const filling = await Promise.all(
       Array.from({ length: BACKLOG }, (_, i) =>
         createLink(undefined, { label: `Filler ${i}` }, { headers: { prefer: 'respond-async' } }),
@@ -305,6 +288,27 @@ describe('Idempotency-Key on writes', () => {
     expect(b.headers.get('idempotent-replayed')).toBeNull();
     const seen = (await observations(stack, platformId)).requests;
     expect(Object.values(seen).reduce((sum, count) => sum + count, 0)).toBe(2);
+  });
+
+  it('answers 502 for a key whose job is gone while its write may have been applied, sending nothing', async () => {
+    const key = fresh();
+    const accepted = await createLink(key, { label: 'Lost' }, { headers: { prefer: 'respond-async' } });
+    const { jobId, statusUrl } = accepted.body.data;
+    expect((await finished(statusUrl, stack.keys.t1)).status).toBe(201);
+    await resetObservations(stack);
+    // The job removed early (eviction, a worker clock ahead), its claim past the window; its
+    // write-ahead mark stays, as after any write that was sent.
+    const names = await scanKeys(stack.redis, stack.prefix);
+    const records = names.filter((name) => name.includes(':idem:'));
+    const values = await Promise.all(records.map((name) => stack.redis.get(name)));
+    const at = values.findIndex((value) => value?.split(' ')[1] === jobId);
+    const [digest] = (values[at] as string).split(' ');
+    await stack.redis.set(records[at] as string, `${digest} ${jobId} ${Date.now() - 61_000}`, 'KEEPTTL');
+    await stack.redis.del(`{${stack.prefix}:q}:operations:${jobId}`);
+    expect(names).toContain(`{${stack.prefix}:q}:sent:${jobId}`);
+    const again = await createLink(key, { label: 'Lost' });
+    expectError(again, 502, 'UPSTREAM_OUTCOME_UNKNOWN', 'no longer kept');
+    expect(await creations()).toBe(0);
   });
 
   it('seals only what is sealed without a key: a keyed tracking link’s job keeps its input readable', async () => {
