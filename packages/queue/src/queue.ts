@@ -223,12 +223,16 @@ export class OperationsQueue {
   }
 
   private async read(jobId: string, again: boolean): Promise<JobView | null> {
-    const job = await this.queue.getJob(jobId);
+    let job = await this.queue.getJob(jobId);
     if (job) {
       if (isBatch(job.data)) return null;
+      const state = normaliseState(await job.getState());
+      // It ended between the two reads: its result (or failure) is read again, not left out.
+      if ((state === 'completed' || state === 'failed') && !job.finishedOn)
+        job = (await this.queue.getJob(jobId)) ?? job;
       return {
         id: jobId,
-        state: normaliseState(await job.getState()),
+        state,
         payload: job.data,
         ...(job.returnvalue === null || job.returnvalue === undefined
           ? {}
