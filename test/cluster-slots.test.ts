@@ -7,6 +7,7 @@ import { ApiKeyStore, connectRedis, type Redis, storeKeys } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPath, type RedisHandle, spawnRedis } from '../scripts/lib/redis';
 import { connectAccount, connectCredentials } from './support/common';
+import { clearFaults, slowDown } from './support/sim';
 import { account, finished, gw, startStack, type TestStack } from './support/stack';
 
 // Scale-out is more processes on one Redis, a Cluster included: every MULTI, script and multi-key
@@ -108,6 +109,18 @@ describe.skipIf(!onPath('redis-server'))('on a Redis Cluster (one node, every sl
       chats.slice(0, 2).map((chat) => gw(stack, 'GET', `/${demo}/chats/${chat}/media-stats`)),
     );
     expect(stats.map((s) => s.status)).toEqual([200, 200]);
+
+    // A write waiting behind a slow call is cancelled: its lane, its mark and its job share a slot.
+    await slowDown(stack, 'creator_demo', '/api/v1/account/me', 1_000);
+    const slow = await gw(stack, 'GET', `/${demo}/me`, { headers: { prefer: 'respond-async' } });
+    const waiting = await gw(stack, 'POST', `/${demo}/lists/create`, {
+      body: { name: 'never' },
+      headers: { prefer: 'respond-async' },
+    });
+    expect((await gw(stack, 'DELETE', `/jobs/${waiting.body.data.jobId}`)).status).toBe(200);
+    expect((await gw(stack, 'GET', `/jobs/${waiting.body.data.jobId}`)).body.code).toBe('JOB_CANCELLED');
+    expect((await finished(slow.body.data.statusUrl, stack.keys.t1)).status).toBe(200);
+    await clearFaults(stack);
 
     for (const id of [demo, twofa]) expect((await gw(stack, 'DELETE', `/accounts/${id}`)).status).toBe(200);
     expect((await gw(stack, 'GET', `/${demo}/me`)).status).toBe(404);

@@ -223,7 +223,7 @@ describe("the router's and the HTTP parser's refusals", () => {
       ['PATCH', `/${accountId}/tracking-links`, 'POST, PUT'],
       ['POST', `/${accountId}/vault/albums/123`, 'DELETE'],
       // Where HEAD works (not on operations, which refuse it), it is listed.
-      ['PUT', '/jobs/job_x', 'GET, HEAD'],
+      ['PUT', '/jobs/job_x', 'DELETE, GET, HEAD'],
       ['POST', '/accounts', 'GET, HEAD'],
     ] as const) {
       const response = await gw(stack, method, path, { body: {} });

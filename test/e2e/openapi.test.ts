@@ -71,6 +71,16 @@ describe('/openapi.json', () => {
     expect(responses['202'].headers?.location).toBeDefined();
   });
 
+  it('documents the cancel route: 200 with the cancelled job, 409 when it has started or finished', () => {
+    const cancel = doc.paths['/api/fansly/jobs/{jobId}'].delete;
+    expect(cancel.operationId).toBe('job-cancel');
+    expect(
+      cancel.responses['200'].content['application/json'].schema.properties.data.properties.state.enum,
+    ).toEqual(['cancelled']);
+    expect(cancel.description).toContain('JOB_NOT_CANCELLABLE');
+    expect(cancel.responses['4XX']).toBeDefined();
+  });
+
   it('documents the 5XX of every route (503 while Redis is away) and Retry-After on 429 and 503', () => {
     for (const [path, methods] of Object.entries<any>(doc.paths)) {
       for (const [method, entry] of Object.entries<any>(methods)) {

@@ -1,15 +1,31 @@
-import { AcceptedSchema, EnvelopeSchema, ErrorBodySchema, GatewayError } from '@cg/contract';
-import { resultOf } from '@cg/queue';
-import type { FastifyInstance } from 'fastify';
+import { AcceptedSchema, EnvelopeSchema, ErrorBodySchema, envelope, GatewayError } from '@cg/contract';
+import { type JobView, resultOf } from '@cg/queue';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { sendResult } from './answers';
+import { jobStatusUrl, sendResult } from './answers';
 import type { ApiContext } from './context';
+
+const JobParams = Type.Object({ jobId: Type.String({ pattern: '^job_[A-Za-z0-9]{1,64}(-[0-9]{1,4})?$' }) });
 
 /**
  * `GET /jobs/{jobId}`: 202 with the state while the job waits or runs; once it has finished, the
- * very status and body the synchronous call would have answered. Another tenant's job is 404.
+ * very status and body the synchronous call would have answered. `DELETE /jobs/{jobId}` cancels a
+ * request that has not started. Another tenant's job is 404.
  */
 export function registerJobRoutes(app: FastifyInstance, context: ApiContext): void {
+  /** The caller's job, or 404. */
+  const jobOf = async (request: FastifyRequest): Promise<JobView> => {
+    const { jobId } = request.params as { jobId: string };
+    const view = await context.queue.get(jobId);
+    if (!view || view.payload.tenantId !== request.tenantId) {
+      throw new GatewayError(
+        'NOT_FOUND',
+        `job ${jobId} not found (finished jobs are kept for a limited time)`,
+      );
+    }
+    return view;
+  };
+
   app.get(
     '/jobs/:jobId',
     {
@@ -18,7 +34,7 @@ export function registerJobRoutes(app: FastifyInstance, context: ApiContext): vo
         summary: 'State and, once finished, the result of an accepted request',
         tags: ['jobs'],
         security: [{ apiKey: [] }],
-        params: Type.Object({ jobId: Type.String({ pattern: '^job_[A-Za-z0-9]{1,64}(-[0-9]{1,4})?$' }) }),
+        params: JobParams,
         response: {
           202: AcceptedSchema,
           '2xx': {
@@ -31,15 +47,53 @@ export function registerJobRoutes(app: FastifyInstance, context: ApiContext): vo
       },
     },
     async (request, reply) => {
-      const { jobId } = request.params as { jobId: string };
-      const view = await context.queue.get(jobId);
-      if (!view || view.payload.tenantId !== request.tenantId) {
+      const view = await jobOf(request);
+      return sendResult(reply, request, view.id, resultOf(view), context);
+    },
+  );
+
+  app.delete(
+    '/jobs/:jobId',
+    {
+      schema: {
+        operationId: 'job-cancel',
+        summary: 'Cancel an accepted request that has not started',
+        description:
+          'A request waiting for its account (its turn, pacing, the media-stats gap, a retry) leaves the queue and ' +
+          'ends with 409 JOB_CANCELLED at its status URL, nothing sent to the platform; cancelling it again answers ' +
+          'the same. One that has started (its platform call may be on its way) or has finished is 409 ' +
+          'JOB_NOT_CANCELLABLE.',
+        tags: ['jobs'],
+        security: [{ apiKey: [] }],
+        params: JobParams,
+        response: {
+          200: EnvelopeSchema(
+            Type.Object({ jobId: Type.String(), state: Type.Literal('cancelled'), statusUrl: Type.String() }),
+          ),
+          '4xx': ErrorBodySchema,
+          '5xx': ErrorBodySchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const view = await jobOf(request);
+      const done = await context.queue.cancel(view);
+      if (done !== 'cancelled') {
         throw new GatewayError(
-          'NOT_FOUND',
-          `job ${jobId} not found (finished jobs are kept for a limited time)`,
+          'JOB_NOT_CANCELLABLE',
+          done === 'finished'
+            ? `job ${view.id} has finished: GET its status URL for its result`
+            : `job ${view.id} has started: its platform call may be on its way, so it can no longer be cancelled`,
         );
       }
-      return sendResult(reply, request, jobId, resultOf(view), context);
+      const statusUrl = jobStatusUrl(request, view.id, context.config);
+      return reply.status(200).send(
+        envelope({
+          statusCode: 200,
+          message: 'Cancelled',
+          data: { jobId: view.id, state: 'cancelled', statusUrl },
+        }),
+      );
     },
   );
 }

@@ -2,5 +2,5 @@
 export type { KeyClaim } from './idempotency';
 export type { LaneSettings } from './lanes';
 export type { JobPayload, StoredOutcome } from './payload';
-export { type JobState, OperationsQueue, resultOf, type WaitResult } from './queue';
+export { type JobState, type JobView, OperationsQueue, resultOf, type WaitResult } from './queue';
 export { type Processor, type ProcessorContext, RetryableError, startWorker } from './worker';

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { GatewayError } from '@cg/contract';
 import type { Redis } from 'ioredis';
 
 /**
@@ -41,7 +42,22 @@ export type Admission =
 export type Claim =
   | { kind: 'run'; wakes: Wake[] }
   | { kind: 'delay'; delayMs: number; wakes: Wake[] }
-  | { kind: 'park'; wakes: Wake[] };
+  | { kind: 'park'; wakes: Wake[] }
+  /** Its caller cancelled it while it waited: it fails without a platform call. */
+  | { kind: 'cancelled'; wakes: Wake[] };
+
+/**
+ * What `cancel` did: `cancelled` (the job is woken with the others to wake, so that it ends at once),
+ * `already` (cancelled before), `refused` (it holds a slot or runs, or it has ended).
+ */
+export type Cancellation = { kind: 'cancelled'; wakes: Wake[] } | { kind: 'already' } | { kind: 'refused' };
+
+/** How a cancelled request ends, at its status URL and for whoever waits for it. */
+export const jobCancelled = () =>
+  new GatewayError(
+    'JOB_CANCELLED',
+    'the request was cancelled (DELETE /jobs/{id}) before it was sent: nothing reached the platform',
+  );
 
 export interface AdmitRequest {
   lane: string;
@@ -74,6 +90,7 @@ const SCRIPTS = [
   'touch',
   'kick',
   'forget',
+  'cancel',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
@@ -172,6 +189,7 @@ export class AccountLanes {
     return replies.map(([kind, ...rest]): Claim => {
       if (kind === 'run') return { kind: 'run', wakes: toWakes(rest) };
       if (kind === 'delay') return { kind: 'delay', delayMs: Number(rest[0]), wakes: toWakes(rest.slice(1)) };
+      if (kind === 'cancelled') return { kind: 'cancelled', wakes: [] };
       return { kind: 'park', wakes: toWakes(rest) };
     });
   }
@@ -185,6 +203,31 @@ export class AccountLanes {
   async withdraw(lane: string, jobId: string, dedupeKey?: string): Promise<Wake[]> {
     const dedupe = dedupeKey === undefined ? '' : this.dedupeKey(lane, dedupeKey);
     return toWakes(await this.call('withdraw', [lane], [lane, jobId, dedupe]));
+  }
+
+  /**
+   * Cancels a job that has not started (cancel.lua): it leaves its lane, and its claim will fail it.
+   * `markSeconds`: how long the job is known as cancelled (as long as it may be kept).
+   */
+  async cancel(
+    lane: string,
+    jobId: string,
+    dedupeKey: string | undefined,
+    markSeconds: number,
+  ): Promise<Cancellation> {
+    const dedupe = dedupeKey === undefined ? '' : this.dedupeKey(lane, dedupeKey);
+    const [kind, ...rest] = (await this.call(
+      'cancel',
+      [lane],
+      [lane, jobId, dedupe, markSeconds],
+    )) as unknown[];
+    if (kind === 'cancelled') return { kind, wakes: toWakes(rest) };
+    return kind === 'already' ? { kind } : { kind: 'refused' };
+  }
+
+  /** Whether its caller cancelled the job (`cancel`). */
+  async isCancelled(jobId: string): Promise<boolean> {
+    return (await this.redis.exists(`${this.base()}cancel:${jobId}`)) === 1;
   }
 
   /** A gapped job sends another request (after a re-login): the gap counts from now. */

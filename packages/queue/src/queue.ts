@@ -3,7 +3,14 @@ import { Job, type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Coalescer } from './coalesce';
 import { IdempotencyKeys } from './idempotency';
-import { AccountLanes, type Admission, LANE_LEASE_MS, type LaneSettings, type Wake } from './lanes';
+import {
+  AccountLanes,
+  type Admission,
+  jobCancelled,
+  LANE_LEASE_MS,
+  type LaneSettings,
+  type Wake,
+} from './lanes';
 import { sentPrefix } from './ledger';
 import {
   type BatchOutcome,
@@ -114,7 +121,7 @@ export class OperationsQueue {
       `${prefix}:idem:`,
       jobKeyPrefix(options.prefix),
       sentPrefix(`${prefix}:`),
-      options.retentionSeconds + PARK_MS / 1000,
+      this.keptSeconds(),
       LANE_LEASE_MS,
     );
     // One event reader per process, whatever the number of waiting requests: results are dispatched
@@ -209,6 +216,24 @@ export class OperationsQueue {
   }
 
   /**
+   * Cancels a request that has not started (docs/scheduling.md, "Cancelling"): it leaves its
+   * account's lane at once, and ends failed with `JOB_CANCELLED` without reaching the platform.
+   * `started`: it holds a slot or runs (its platform call may be on its way), or has no lane;
+   * `finished`: it ended otherwise. Cancelling a cancelled job again is `cancelled`.
+   */
+  async cancel(view: JobView): Promise<'cancelled' | 'started' | 'finished'> {
+    if (view.state === 'completed' || view.state === 'failed') {
+      return view.failedReason?.startsWith('JOB_CANCELLED:') ? 'cancelled' : 'finished';
+    }
+    const lane = laneOf(view.payload);
+    if (lane === undefined) return 'started';
+    const done = await this.lanes.cancel(lane, view.id, view.payload.dedupe, this.keptSeconds());
+    if (done.kind === 'refused') return 'started';
+    if (done.kind === 'cancelled') await this.wake(done.wakes);
+    return 'cancelled';
+  }
+
+  /**
    * Ends every wait for a result now and makes later ones return at once: their callers get 202 and
    * the job's status URL, the jobs go on (the API process is stopping).
    */
@@ -222,6 +247,11 @@ export class OperationsQueue {
     await Promise.all([this.events.close(), this.queue.close()]);
   }
 
+  /** How long what belongs to an accepted job may be needed: a job parked up to `PARK_MS`, then kept. */
+  private keptSeconds(): number {
+    return this.options.retentionSeconds + PARK_MS / 1000;
+  }
+
   private async read(jobId: string, again: boolean): Promise<JobView | null> {
     let job = await this.queue.getJob(jobId);
     if (job) {
@@ -230,6 +260,9 @@ export class OperationsQueue {
       // It ended between the two reads: its result (or failure) is read again, not left out.
       if ((state === 'completed' || state === 'failed') && !job.finishedOn)
         job = (await this.queue.getJob(jobId)) ?? job;
+      // Cancelled, and not yet ended by a worker (none may run): it is answered as it will end.
+      if (state !== 'completed' && state !== 'failed' && (await this.lanes.isCancelled(jobId)))
+        return { id: jobId, state: 'failed', payload: job.data, failedReason: jobCancelled().toWire() };
       return {
         id: jobId,
         state,

@@ -2,7 +2,14 @@ import { GatewayError } from '@cg/contract';
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Coalescer } from './coalesce';
-import { AccountLanes, type Claim, type LaneSettings, type ReleaseRequest, type Wake } from './lanes';
+import {
+  AccountLanes,
+  type Claim,
+  jobCancelled,
+  type LaneSettings,
+  type ReleaseRequest,
+  type Wake,
+} from './lanes';
 import { WriteLedger } from './ledger';
 import {
   type BatchOutcome,
@@ -129,6 +136,7 @@ class Gate {
     }
     if (answer?.kind !== 'run') {
       this.denied = true;
+      if (answer?.kind === 'cancelled') throw jobCancelled();
       throw new NotGranted(answer?.kind === 'delay' ? answer.delayMs : undefined);
     }
     this.passed = true;

@@ -1,6 +1,7 @@
 -- claim: a worker took a job from BullMQ (or a batch of them) and asks whether each may call the
 -- platform now. Three per job from ARGV[7]: lane, jobId, gapped ("1"/"0").
--- Returns one reply per job: {"run", wakes...} | {"delay", ms, wakes...} | {"park", wakes...}.
+-- Returns one reply per job: {"run", wakes...} | {"delay", ms, wakes...} | {"park", wakes...} |
+-- {"cancelled"} (its caller cancelled it: the job fails without a platform call).
 -- "park" means: move the job to BullMQ's delayed set (a batched request: add it as a job of its own,
 -- delayed), THEN call requeue. It is not put back in a wait list here, because a dispatch in between
 -- could grant it while it is still active, and the wake-up (a delay change on a delayed job) would
@@ -21,6 +22,9 @@ local function claim(id, gapped)
     if tonumber(held) - now < lease / 2 then rcall('ZADD', RUN, now + lease, id) end
     return { 'run' }
   end
+
+  -- Cancelled while it waited (it holds no slot): it fails without calling the platform.
+  if cancelled(id) then return { 'cancelled' } end
 
   cleanup()
   local st = readState()

@@ -82,6 +82,14 @@ local function exists(id)
   return rcall('EXISTS', jobPrefix .. id) == 1
 end
 
+-- A request its caller cancelled before it started (`cancel`) is marked `{prefix:q}:cancel:<jobId>`,
+-- beside the queue's keys: its claim fails it whenever BullMQ hands it out.
+local cancelPrefix = (string.gsub(jobPrefix, 'operations:$', '')) .. 'cancel:'
+
+local function cancelled(id)
+  return rcall('EXISTS', cancelPrefix .. id) == 1
+end
+
 -- The request's job (or its batch) is running: BullMQ holds its lock.
 local function locked(id)
   if rcall('EXISTS', jobPrefix .. id .. ':lock') == 1 then return true end

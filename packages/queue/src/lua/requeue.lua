@@ -4,6 +4,8 @@
 -- ARGV[7] the lane.
 useLane(0, ARGV[7])
 local id, gapped = ARGV[8], ARGV[9] == '1'
+-- Cancelled between its claim and now: it is woken instead, and its next claim fails it.
+if cancelled(id) then return { id, 0 } end
 rcall('LPUSH', gapped and GWAIT or WAIT, id)
 local out = dispatch('')
 settleIndex()
