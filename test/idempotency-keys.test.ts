@@ -13,7 +13,16 @@ const { redis, prefix } = fileRedis();
 const jobPrefix = jobKeyPrefix(prefix);
 const WINDOW_MS = 300;
 const sentPrefix = `{${prefix}:q}:sent:`;
-const keys = new IdempotencyKeys(redis, `{${prefix}:q}:idem:`, jobPrefix, sentPrefix, 60, WINDOW_MS);
+const cancelPrefix = `{${prefix}:q}:cancel:`;
+const keys = new IdempotencyKeys(
+  redis,
+  `{${prefix}:q}:idem:`,
+  jobPrefix,
+  sentPrefix,
+  cancelPrefix,
+  60,
+  WINDOW_MS,
+);
 const addJob = (jobId: string) => redis.hset(`${jobPrefix}${jobId}`, 'name', 'posts-create');
 /** A job that failed for good, as BullMQ leaves it: in the failed set, with its reason. */
 async function failJob(jobId: string, failedReason: string) {
@@ -76,6 +85,20 @@ describe('IdempotencyKeys', () => {
       kind: 'lost',
       jobId: 'job_lost',
     });
+  });
+
+  it('tells a repeat of a key whose cancelled job is gone that it was cancelled, never taking it over', async () => {
+    expect(await keys.claim('t1', 'k-cancel', [fp(1)], 'job_cx')).toEqual(claimed('job_cx'));
+    // Cancelled (its mark outlives the job), then removed at the end of its retention.
+    await redis.set(`${cancelPrefix}job_cx`, Date.now());
+    await sleep(WINDOW_MS + 50);
+    expect(await keys.claim('t1', 'k-cancel', [fp(1)], 'job_cx2')).toEqual({
+      kind: 'cancelled',
+      jobId: 'job_cx',
+    });
+    // While the job is kept, it answers (failed, JOB_CANCELLED) as any other end.
+    await failJob('job_cx', 'JOB_CANCELLED: cancelled');
+    expect(await keys.claim('t1', 'k-cancel', [fp(1)], 'job_cx3')).toEqual(replay('job_cx'));
   });
 
   it('gives a key back only for its own claim, and only while the job does not exist', async () => {

@@ -4,35 +4,42 @@ import { jobKeyPrefix } from '../packages/queue/src/queue';
 import { fileRedis } from './support/redis';
 
 // Cancelling a waiting request (cancel.lua), driven step by step on a real Redis. The jobs are
-// BullMQ job hashes holding only what the scripts read (that the job exists, its data, its lock).
+// BullMQ job hashes holding only what the scripts read (that the job exists, its data), and the
+// delayed set, where the API adds a job that may not start at once.
 const { redis, prefix } = fileRedis();
 const jobs = jobKeyPrefix(prefix);
 const base = jobs.replace(/operations:$/, '');
 const GAP_MS = 1_500;
 const settings: LaneSettings = { concurrency: 1, intervalMs: 0, gapMs: GAP_MS, maxBacklog: 100 };
-const lanes = new AccountLanes(redis, jobs, settings);
 let lanesUsed = 0;
 
-/** A new lane of one slot, and a function that queues a job on it (admitted, then held by BullMQ). */
-function lane() {
+/** A new lane (one slot unless `more` says), and functions that queue and cancel jobs on it. */
+function lane(more: Partial<LaneSettings> = {}) {
+  const lanes = new AccountLanes(redis, jobs, { ...settings, ...more });
   const name = `platform:c${++lanesUsed}`;
   const key = (part: string) => `${base}lane:${name}:${part}`;
+  /** Admitted, then added as the API adds it: delayed unless it may start now. */
   const add = async (jobId: string, gapped = false, dedupeKey?: string) => {
     const { admissions } = await lanes.admit([
       { lane: name, jobId, gapped, ...(dedupeKey === undefined ? {} : { dedupeKey }) },
     ]);
     await redis.hset(`${jobs}${jobId}`, 'data', gapped ? '{"gapped":true}' : '{}');
-    return admissions[0];
+    const admission = admissions[0];
+    if (admission?.kind === 'ok' && admission.delayMs !== 0) await delay(jobId);
+    return admission;
   };
   const claim = async (jobId: string, gapped = false) =>
     (await lanes.claim([{ lane: name, jobId, gapped }]))[0]?.kind;
   const cancel = (jobId: string, dedupeKey?: string) => lanes.cancel(name, jobId, dedupeKey, 60);
-  return { name, key, add, claim, cancel };
+  return { lanes, name, key, add, claim, cancel };
 }
+
+/** BullMQ's delayed set holds the job (added delayed, or moved there by its worker). */
+const delay = (jobId: string) => redis.zadd(`${jobs}delayed`, Date.now() * 4096, jobId);
 
 describe('cancelling a waiting request', () => {
   it('takes a parked job out of its lane: the backlog, the wait list; its claim then fails it', async () => {
-    const { name, key, add, claim, cancel } = lane();
+    const { lanes, name, key, add, claim, cancel } = lane();
     expect(await add('run1')).toEqual({ kind: 'ok', delayMs: 0 });
     expect(await add('parked')).toEqual({ kind: 'ok', delayMs: undefined });
     expect(await redis.lrange(key('wait'), 0, -1)).toEqual(['parked']);
@@ -45,13 +52,30 @@ describe('cancelling a waiting request', () => {
     expect(await cancel('parked')).toEqual({ kind: 'already' });
 
     expect(await claim('parked')).toBe('cancelled');
-    // The slot was never the cancelled job's: the running one keeps it, and its release wakes nobody.
+    // The running job keeps its slot, and its release wakes nobody.
     expect(await redis.zrange(key('run'), 0, -1)).toEqual(['run1']);
     expect(await lanes.release([{ lane: name, jobId: 'run1', final: true }])).toEqual([]);
   });
 
-  it('refuses a job that holds a slot, runs, or has ended', async () => {
-    const { name, add, claim, cancel } = lane();
+  it('cancels a job granted a slot for a later start (pacing), and gives the slot to the next one', async () => {
+    const { lanes, name, key, add, claim, cancel } = lane({ intervalMs: 5_000 });
+    await add('first');
+    expect(await claim('first')).toBe('run');
+    await lanes.release([{ lane: name, jobId: 'first', final: true }]);
+    // Granted at once, to start one interval after the first: delayed, holding the slot.
+    expect(await add('paced')).toMatchObject({ kind: 'ok', delayMs: expect.any(Number) });
+    expect(await add('next')).toEqual({ kind: 'ok', delayMs: undefined });
+    expect(await redis.zrange(key('run'), 0, -1)).toEqual(['paced']);
+
+    const done = await cancel('paced');
+    expect(done.kind === 'cancelled' && done.wakes.map((w) => w.jobId)).toEqual(['paced', 'next']);
+    expect(await redis.zrange(key('run'), 0, -1)).toEqual(['next']);
+    expect(await claim('paced')).toBe('cancelled');
+  });
+
+  it('refuses a job BullMQ has handed out or is about to, a request inside its batch, a write that was sent', async () => {
+    const { lanes, name, add, claim, cancel } = lane();
+    // Granted at once: added to the wait list, not the delayed set.
     await add('granted');
     expect(await cancel('granted')).toEqual({ kind: 'refused' });
     expect(await claim('granted')).toBe('run');
@@ -59,25 +83,34 @@ describe('cancelling a waiting request', () => {
     await lanes.release([{ lane: name, jobId: 'granted', final: true }]);
     expect(await cancel('granted')).toEqual({ kind: 'refused' });
 
-    // Not granted, but BullMQ holds its lock (a worker took it and has not claimed yet, say).
+    // A parked job BullMQ has moved on (its safety delay ran out, or a worker died holding it):
+    // no slot, no lock, but no longer delayed.
     await add('blocker');
-    await add('locked');
-    await redis.set(`${jobs}locked:lock`, 'token');
-    expect(await cancel('locked')).toEqual({ kind: 'refused' });
-    expect(await lanes.isCancelled('locked')).toBe(false);
+    await add('moved');
+    await redis.zrem(`${jobs}delayed`, 'moved');
+    expect(await cancel('moved')).toEqual({ kind: 'refused' });
+    // A write with a write-ahead mark: its request may have been sent.
+    await add('written');
+    await redis.set(`${base}sent:written`, 'token');
+    expect(await cancel('written')).toEqual({ kind: 'refused' });
     // A request still inside its batch (no job of its own) runs with it.
     await add('blocker-3');
     await redis.del(`${jobs}blocker-3`);
+    await redis.zrem(`${jobs}delayed`, 'blocker-3');
     expect(await cancel('blocker-3')).toEqual({ kind: 'refused' });
+    for (const id of ['moved', 'written', 'blocker-3']) expect(await lanes.isCancelled(id)).toBe(false);
   });
 
   it('a job told to park and cancelled before its requeue is woken, not queued again', async () => {
-    const { name, key, add, claim, cancel } = lane();
+    const { lanes, name, key, add, claim, cancel } = lane();
     await add('holder');
     await add('retry');
     await redis.lrem(key('wait'), 0, 'retry');
-    // A retry after its backoff meets a busy lane: park; its caller cancels it before the requeue.
+    await redis.zrem(`${jobs}delayed`, 'retry');
+    // A retry after its backoff meets a busy lane: park. Its worker moves it to the delayed set, and
+    // its caller cancels it before the requeue.
     expect(await claim('retry')).toBe('park');
+    await delay('retry');
     expect((await cancel('retry')).kind).toBe('cancelled');
     expect(await lanes.requeue(name, 'retry', false)).toEqual([{ jobId: 'retry', delayMs: 0 }]);
     expect(await redis.exists(key('wait'))).toBe(0);

@@ -2,8 +2,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobKeyPrefix } from '../../packages/queue/src/queue';
 import { expectBadRequest, expectError, expectNotFound } from '../support/assert';
 import { connectAccount } from '../support/common';
-import { eventually } from '../support/processes';
-import { clearFaults, observations, resetObservations, sawRequests, slowDown } from '../support/sim';
+import { eventually, sleep } from '../support/processes';
+import {
+  clearFaults,
+  injectFault,
+  observations,
+  resetObservations,
+  sawRequests,
+  slowDown,
+} from '../support/sim';
 import { account, finished as finishedAt, gw, startStack, type TestStack } from '../support/stack';
 
 // DELETE /jobs/{id}: a request waiting for its account is cancelled before it reaches the platform.
@@ -20,6 +27,8 @@ beforeAll(async () => {
       ACCOUNT_CONCURRENCY: '1',
       ACCOUNT_MAX_BACKLOG: String(BACKLOG),
       MEDIA_STATS_GAP_MS: String(GAP_MS),
+      // A retry waits 1 to 2 s: long enough to be cancelled in.
+      JOB_BACKOFF_MS: '2000',
     },
     sim: { mediaOfferGapMs: GAP_MS },
   });
@@ -40,6 +49,14 @@ const createLink = (label: string, headers: Record<string, string> = async) =>
   gw(stack, 'POST', `/${demo}/tracking-links`, { body: { label }, headers });
 const creations = async () =>
   (await observations(stack, platformId)).requests['POST /api/v1/trackinglinks'] ?? 0;
+/** A worker has ended the job (BullMQ's failed set holds it): it is not left waiting. */
+const endedByWorker = (jobId: string) =>
+  eventually(
+    async () =>
+      (await stack.redis.zscore(`${jobKeyPrefix(stack.prefix)}failed`, jobId)) === null ? undefined : true,
+    10_000,
+    `${jobId} failed`,
+  );
 
 /** An account call that holds creator_demo's one slot for `ms`, already at the sandbox. */
 async function holdSlot(ms: number): Promise<{ jobId: string; statusUrl: string }> {
@@ -67,7 +84,7 @@ describe('DELETE /jobs/{id}', () => {
     const cancelled = await cancel(jobId);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ statusCode: 200, data: { jobId, state: 'cancelled', statusUrl } });
-    expectError(await gw(stack, 'GET', `/jobs/${jobId}`), 409, 'JOB_CANCELLED', 'cancelled', 'nothing');
+    expectError(await gw(stack, 'GET', `/jobs/${jobId}`), 409, 'JOB_CANCELLED', 'cancelled', 'not sent');
     // Cancelling again answers the same; the place it held is free at once.
     expect((await cancel(jobId)).status).toBe(200);
     const after = await createLink('After');
@@ -78,19 +95,14 @@ describe('DELETE /jobs/{id}', () => {
     expect((await finished(after.body.data.statusUrl)).status).toBe(201);
     expect(await creations()).toBe(2);
     // A worker ended the cancelled job (it was woken for that, not left parked): the same answer.
-    await eventually(
-      async () =>
-        (await stack.redis.zscore(`${jobKeyPrefix(stack.prefix)}failed`, jobId)) === null ? undefined : true,
-      10_000,
-      'the cancelled job failed',
-    );
+    await endedByWorker(jobId);
     expectError(await gw(stack, 'GET', `/jobs/${jobId}`), 409, 'JOB_CANCELLED');
     expect((await cancel(jobId)).status).toBe(200);
   });
 
   it('refuses a request that has started or finished; another tenant’s or an unknown job is 404', async () => {
     const busy = await holdSlot(1_000);
-    expectError(await cancel(busy.jobId), 409, 'JOB_NOT_CANCELLABLE', 'started');
+    expectError(await cancel(busy.jobId), 409, 'JOB_NOT_CANCELLABLE', 'running or about to');
     expectNotFound(await cancel(busy.jobId, stack.keys.t2));
     expectNotFound(await cancel('job_unknown'));
     expectBadRequest(await cancel('not-a-job'));
@@ -100,7 +112,7 @@ describe('DELETE /jobs/{id}', () => {
 
   it('answers a synchronous caller waiting for it, and a repeat of its Idempotency-Key, with the cancellation', async () => {
     await resetObservations(stack);
-    await holdSlot(1_500);
+    const busy = await holdSlot(1_500);
     const key = `cancel-${Date.now()}`;
     const first = createLink('Waiting', { 'idempotency-key': key });
     // The same key and request, asynchronously: the first request's job id.
@@ -115,7 +127,33 @@ describe('DELETE /jobs/{id}', () => {
     const repeat = await createLink('Waiting', { 'idempotency-key': key });
     expectError(repeat, 409, 'JOB_CANCELLED');
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    // Once the slot is free and a worker has ended the cancelled job, still nothing was sent.
+    expect((await finished(busy.statusUrl)).status).toBe(200);
+    await endedByWorker(replay.body.data.jobId);
     expect(await creations()).toBe(0);
+  });
+
+  it('cancels a write in a retry’s backoff: the attempt the platform refused is the only one', async () => {
+    await resetObservations(stack);
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/trackinglinks',
+      method: 'POST',
+      kind: 'error',
+      status: 503,
+      count: 1,
+    });
+    const write = await createLink('Refused once');
+    await sawRequests(stack, 'creator_demo', 'POST /api/v1/trackinglinks', 1);
+    // Cancellable once its worker has moved it to its backoff (the next attempt comes 1 to 2 s later).
+    await eventually(
+      async () => ((await cancel(write.body.data.jobId)).status === 200 ? true : undefined),
+      900,
+    );
+    await endedByWorker(write.body.data.jobId);
+    expectError(await gw(stack, 'GET', `/jobs/${write.body.data.jobId}`), 409, 'JOB_CANCELLED');
+    await sleep(2_500);
+    expect(await creations()).toBe(1);
   });
 
   it('cancels a media-stats request waiting for the gap, which then holds the next one no longer', async () => {
@@ -138,5 +176,26 @@ describe('DELETE /jobs/{id}', () => {
     const again = await stats(chats[1]!);
     expect(again.body.data.jobId).not.toBe(doomed.body.data.jobId);
     expect((await finished(again.body.data.statusUrl)).status).toBe(200);
+  });
+
+  // Last: it disconnects the account.
+  it('answers a cancelled request as cancelled when its account went away before a worker ended it', async () => {
+    await stack.stopWorker();
+    let doomed: string;
+    try {
+      const busy = await gw(stack, 'GET', `/${demo}/me`, { headers: async });
+      expect(busy.status).toBe(202);
+      const write = await createLink('Gone');
+      expect(write.body.data.state).toBe('delayed');
+      doomed = write.body.data.jobId;
+      expect((await cancel(doomed)).status).toBe(200);
+      expect((await gw(stack, 'DELETE', `/accounts/${demo}`)).status).toBe(200);
+    } finally {
+      await stack.startWorker();
+    }
+    // The worker finds the account gone before it would call the platform: still cancelled.
+    await endedByWorker(doomed);
+    expectError(await gw(stack, 'GET', `/jobs/${doomed}`), 409, 'JOB_CANCELLED');
+    expect((await cancel(doomed)).status).toBe(200);
   });
 });

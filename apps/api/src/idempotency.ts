@@ -1,6 +1,6 @@
 import { GatewayError } from '@cg/contract';
 import type { OperationDef, OperationSchemas } from '@cg/operations';
-import type { JobPayload, WaitResult } from '@cg/queue';
+import { type JobPayload, jobCancelled, type WaitResult } from '@cg/queue';
 import { newId } from '@cg/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -75,6 +75,10 @@ export async function submitOnce(
       'UPSTREAM_OUTCOME_UNKNOWN',
       `the job of this Idempotency-Key (${claim.jobId}) is no longer kept, and its write may have been applied: check before repeating it with a new key`,
     );
+  if (claim.kind === 'cancelled') {
+    reply.header('idempotent-replayed', 'true');
+    throw jobCancelled();
+  }
   if (claim.kind === 'replay') {
     reply.header('idempotent-replayed', 'true');
     // Asked to answer at once (`respond-async`, `wait=0`): 202 with the job's state, as the first

@@ -59,10 +59,10 @@ export function registerJobRoutes(app: FastifyInstance, context: ApiContext): vo
         operationId: 'job-cancel',
         summary: 'Cancel an accepted request that has not started',
         description:
-          'A request waiting for its account (its turn, pacing, the media-stats gap, a retry) leaves the queue and ' +
-          'ends with 409 JOB_CANCELLED at its status URL, nothing sent to the platform; cancelling it again answers ' +
-          'the same. One that has started (its platform call may be on its way) or has finished is 409 ' +
-          'JOB_NOT_CANCELLABLE.',
+          'A request still waiting (its turn behind the account, pacing, a 429 pause, the media-stats gap, a ' +
+          "retry's backoff) leaves the queue and ends with 409 JOB_CANCELLED at its status URL, never sent to the " +
+          'platform; cancelling it again answers the same. One a worker has taken or is about to take (its ' +
+          'platform call may be on its way), a read in a batch and a finished one are 409 JOB_NOT_CANCELLABLE.',
         tags: ['jobs'],
         security: [{ apiKey: [] }],
         params: JobParams,
@@ -83,7 +83,7 @@ export function registerJobRoutes(app: FastifyInstance, context: ApiContext): vo
           'JOB_NOT_CANCELLABLE',
           done === 'finished'
             ? `job ${view.id} has finished: GET its status URL for its result`
-            : `job ${view.id} has started: its platform call may be on its way, so it can no longer be cancelled`,
+            : `job ${view.id} is running or about to: its platform call may be on its way, so it can no longer be cancelled`,
         );
       }
       const statusUrl = jobStatusUrl(request, view.id, context.config);

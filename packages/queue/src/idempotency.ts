@@ -14,11 +14,13 @@ export type KeyClaim =
   | { kind: 'pending' }
   /** The key's job is no longer kept, and its write may have been sent. */
   | { kind: 'lost'; jobId: string }
+  /** The key's job was cancelled (DELETE /jobs/{id}) and is no longer kept. */
+  | { kind: 'cancelled'; jobId: string }
   /** The key was claimed for a different request. */
   | { kind: 'mismatch' };
 
 // A record is `<fingerprint> <jobId> <claimed at, ms>`; a request matches it when one of its
-// fingerprints (one per encryption key: ARGV[6..]) is the record's. Redis's clock, so API processes'
+// fingerprints (one per encryption key: ARGV[7..]) is the record's. Redis's clock, so API processes'
 // clocks cannot disagree about a record's age. The job's keys are in the record's slot (the queue's
 // tag), and so is its write-ahead mark (ARGV[5] .. jobId), which stays while its write may have been
 // applied.
@@ -31,6 +33,8 @@ export type KeyClaim =
 //   existing id).
 // - No job and a mark: it ran and was removed early (a clock ahead, eviction): its write may have
 //   been applied, and nothing may send it again.
+// - No job, and its cancel mark (ARGV[6] .. jobId, which outlives the record): its caller cancelled
+//   it, and a repeat is told so (its id taken over would run it after all).
 const CLAIM = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
@@ -39,7 +43,7 @@ local record = redis.call('GET', KEYS[1])
 if record then
   local fingerprint, claimed, at = string.match(record, '^(%x+) (%S+) (%d+)$')
   local same = false
-  for i = 6, #ARGV do
+  for i = 7, #ARGV do
     if fingerprint == ARGV[i] then same = true end
   end
   if not same then return {'mismatch'} end
@@ -56,12 +60,14 @@ if record then
     return {'pending'}
   elseif marked then
     return {'lost', claimed}
+  elseif redis.call('EXISTS', ARGV[6] .. claimed) == 1 then
+    return {'cancelled', claimed}
   else
     jobId = claimed
   end
   fresh = 0
 end
-redis.call('SET', KEYS[1], ARGV[6] .. ' ' .. jobId .. ' ' .. now, 'EX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[7] .. ' ' .. jobId .. ' ' .. now, 'EX', ARGV[2])
 return {'new', jobId, fresh}`;
 
 const RELEASE = `
@@ -99,6 +105,8 @@ export class IdempotencyKeys {
     private readonly jobPrefix: string,
     /** The write ledger's prefix for a job's write-ahead mark, e.g. `{cg:q}:sent:`. */
     private readonly sentPrefix: string,
+    /** The prefix of a cancelled job's mark, e.g. `{cg:q}:cancel:` (cancel.lua). */
+    private readonly cancelPrefix: string,
     private readonly ttlSeconds: number,
     private readonly windowMs: number,
   ) {
@@ -121,10 +129,11 @@ export class IdempotencyKeys {
       this.windowMs,
       this.jobPrefix,
       this.sentPrefix,
+      this.cancelPrefix,
       ...fingerprints,
     );
     if (kind === 'new') return { kind, jobId: named as string, fresh: Number(fresh) === 1 };
-    if (kind === 'replay' || kind === 'lost') return { kind, jobId: named as string };
+    if (kind === 'replay' || kind === 'lost' || kind === 'cancelled') return { kind, jobId: named as string };
     return { kind: kind as 'pending' | 'mismatch' };
   }
 

@@ -48,7 +48,7 @@ export type Claim =
 
 /**
  * What `cancel` did: `cancelled` (the job is woken with the others to wake, so that it ends at once),
- * `already` (cancelled before), `refused` (it holds a slot or runs, or it has ended).
+ * `already` (cancelled before), `refused` (a worker has it or is about to, or it has ended).
  */
 export type Cancellation = { kind: 'cancelled'; wakes: Wake[] } | { kind: 'already' } | { kind: 'refused' };
 
@@ -56,7 +56,7 @@ export type Cancellation = { kind: 'cancelled'; wakes: Wake[] } | { kind: 'alrea
 export const jobCancelled = () =>
   new GatewayError(
     'JOB_CANCELLED',
-    'the request was cancelled (DELETE /jobs/{id}) before it was sent: nothing reached the platform',
+    'the request was cancelled (DELETE /jobs/{id}) while it waited: it is not sent to the platform',
   );
 
 export interface AdmitRequest {

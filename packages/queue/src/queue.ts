@@ -121,6 +121,7 @@ export class OperationsQueue {
       `${prefix}:idem:`,
       jobKeyPrefix(options.prefix),
       sentPrefix(`${prefix}:`),
+      `${prefix}:cancel:`,
       this.keptSeconds(),
       LANE_LEASE_MS,
     );
@@ -216,10 +217,10 @@ export class OperationsQueue {
   }
 
   /**
-   * Cancels a request that has not started (docs/scheduling.md, "Cancelling"): it leaves its
-   * account's lane at once, and ends failed with `JOB_CANCELLED` without reaching the platform.
-   * `started`: it holds a slot or runs (its platform call may be on its way), or has no lane;
-   * `finished`: it ended otherwise. Cancelling a cancelled job again is `cancelled`.
+   * Cancels a request that waits in BullMQ's delayed set (cancel.lua): it leaves its account's lane
+   * at once, and ends failed with `JOB_CANCELLED` without a platform call. `started`: a worker has
+   * it or is about to (its platform call may be on its way), or it has no lane; `finished`: it ended
+   * otherwise. Cancelling a cancelled job again is `cancelled`.
    */
   async cancel(view: JobView): Promise<'cancelled' | 'started' | 'finished'> {
     if (view.state === 'completed' || view.state === 'failed') {
@@ -228,9 +229,11 @@ export class OperationsQueue {
     const lane = laneOf(view.payload);
     if (lane === undefined) return 'started';
     const done = await this.lanes.cancel(lane, view.id, view.payload.dedupe, this.keptSeconds());
-    if (done.kind === 'refused') return 'started';
     if (done.kind === 'cancelled') await this.wake(done.wakes);
-    return 'cancelled';
+    if (done.kind !== 'refused') return 'cancelled';
+    // It may have ended since it was read.
+    const now = await this.get(view.id);
+    return now?.state === 'completed' || now?.state === 'failed' ? 'finished' : 'started';
   }
 
   /**
@@ -255,18 +258,22 @@ export class OperationsQueue {
   private async read(jobId: string, again: boolean): Promise<JobView | null> {
     let job = await this.queue.getJob(jobId);
     if (job) {
-      if (isBatch(job.data)) return null;
-      const state = normaliseState(await job.getState());
-      // It ended between the two reads: its result (or failure) is read again, not left out.
-      if ((state === 'completed' || state === 'failed') && !job.finishedOn)
-        job = (await this.queue.getJob(jobId)) ?? job;
-      // Cancelled, and not yet ended by a worker (none may run): it is answered as it will end.
-      if (state !== 'completed' && state !== 'failed' && (await this.lanes.isCancelled(jobId)))
-        return { id: jobId, state: 'failed', payload: job.data, failedReason: jobCancelled().toWire() };
+      const payload = job.data;
+      if (isBatch(payload)) return null;
+      const [bullState, cancelled] = await Promise.all([job.getState(), this.lanes.isCancelled(jobId)]);
+      const state = normaliseState(bullState);
+      if (state === 'completed' || state === 'failed') {
+        // It ended between the two reads: its result (or failure) is read again, not left out.
+        if (!job.finishedOn) job = await this.queue.getJob(jobId);
+        if (!job) return null;
+      } else if (cancelled) {
+        // Cancelled, and not yet ended by a worker (none may run): answered as it will end.
+        return { id: jobId, state: 'failed', payload, failedReason: jobCancelled().toWire() };
+      }
       return {
         id: jobId,
         state,
-        payload: job.data,
+        payload,
         ...(job.returnvalue === null || job.returnvalue === undefined
           ? {}
           : { outcome: job.returnvalue as StoredOutcome }),

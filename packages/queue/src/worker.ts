@@ -142,6 +142,11 @@ class Gate {
     this.passed = true;
   }
 
+  /** Its caller cancelled the job (the claim said so), whatever else it came to. */
+  async cancelled(): Promise<boolean> {
+    return (await this.claim?.catch(() => undefined))?.kind === 'cancelled';
+  }
+
   /**
    * Gives the job's slot back, once, after its claim has landed whatever it said (a release must
    * come after the claim); nothing when there was no claim or the lane refused it.
@@ -251,10 +256,18 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
         },
         accountGone: () => forget(lane),
       });
+      // Cancelled, and nothing sent: whatever it answered without the platform, it ends cancelled.
+      if (calls === 0 && (await gate.cancelled())) throw jobCancelled();
       ends = true;
       return outcome;
     } catch (error) {
       if (gate.failed) throw error;
+      // A failure before its first platform call (its account gone, say) does not hide that its
+      // caller cancelled it: its status URL and its Idempotency-Key keep saying so.
+      if (calls === 0 && (await gate.cancelled())) {
+        ends = true;
+        throw new UnrecoverableError(jobCancelled().toWire());
+      }
       if (error instanceof NotGranted && lane !== undefined) {
         await job.moveToDelayed(Date.now() + (error.delayMs ?? PARK_MS), token);
         // Only now, parked, may the job be queued again: a wake-up before this would be lost.

@@ -23,8 +23,14 @@ local function claim(id, gapped)
     return { 'run' }
   end
 
-  -- Cancelled while it waited (it holds no slot): it fails without calling the platform.
-  if cancelled(id) then return { 'cancelled' } end
+  -- Cancelled while it waited (cancel took its slot, if it had one): it fails without a platform call.
+  -- Whatever of it is still in the lane goes (nothing, unless something queued it again).
+  if cancelled(id) then
+    rcall('ZREM', JOBS, id)
+    rcall('LREM', WAIT, 0, id)
+    rcall('LREM', GWAIT, 0, id)
+    return { 'cancelled' }
+  end
 
   cleanup()
   local st = readState()

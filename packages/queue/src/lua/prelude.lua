@@ -82,12 +82,13 @@ local function exists(id)
   return rcall('EXISTS', jobPrefix .. id) == 1
 end
 
--- A request its caller cancelled before it started (`cancel`) is marked `{prefix:q}:cancel:<jobId>`,
--- beside the queue's keys: its claim fails it whenever BullMQ hands it out.
-local cancelPrefix = (string.gsub(jobPrefix, 'operations:$', '')) .. 'cancel:'
+-- The queue's own keys beside BullMQ's (`{prefix:q}:`): a write's write-ahead mark `sent:<jobId>`
+-- (the worker's ledger), and `cancel:<jobId>`, the mark of a request its caller cancelled before it
+-- ran (`cancel`, the one script that writes outside its lanes' keys), which fails it at its claim.
+local queueBase = (string.gsub(jobPrefix, 'operations:$', ''))
 
 local function cancelled(id)
-  return rcall('EXISTS', cancelPrefix .. id) == 1
+  return rcall('EXISTS', queueBase .. 'cancel:' .. id) == 1
 end
 
 -- The request's job (or its batch) is running: BullMQ holds its lock.
@@ -237,4 +238,18 @@ local function settleIndex()
     local first = rcall('ZRANGE', RUN, 0, 0, 'WITHSCORES')
     rcall('ZADD', LANES, first[2] or (now + lease), lane)
   end
+end
+
+-- Every trace of a job leaves its lane (a slot, its place in the backlog and in a wait list, the
+-- timed wake, its sharing key), and the lane dispatches. Returns the wakes.
+local function leave(id, dedupeKey)
+  rcall('ZREM', RUN, id)
+  rcall('ZREM', JOBS, id)
+  rcall('LREM', WAIT, 0, id)
+  rcall('LREM', GWAIT, 0, id)
+  if rcall('HGET', STATE, 'gwake') == id then rcall('HDEL', STATE, 'gwake', 'gwakeAt') end
+  if dedupeKey ~= '' and rcall('GET', dedupeKey) == id then rcall('DEL', dedupeKey) end
+  local out = dispatch('')
+  settleIndex()
+  return out
 end
