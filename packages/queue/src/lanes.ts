@@ -206,7 +206,8 @@ export class AccountLanes {
   }
 
   /**
-   * Cancels a job that has not started (cancel.lua): it leaves its lane, and its claim will fail it.
+   * Cancels a job BullMQ holds in its delayed set (cancel.lua): it leaves its lane, and its claim
+   * will fail it.
    * `markSeconds`: how long the job is known as cancelled (as long as it may be kept).
    */
   async cancel(
