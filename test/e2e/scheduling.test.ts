@@ -40,10 +40,6 @@ const slowMe = (ms: number) => slowDown(stack, 'creator_demo', '/api/v1/account/
 const finished = (statusUrl: string, key = stack.keys.t1, timeoutMs?: number) =>
   finishedAt(statusUrl, key, timeoutMs);
 
-/** What the tenant's account list says of one account's queue. */
-const queueOf = async (accountId: string) =>
-  (await gw(stack, 'GET', '/accounts')).body.data.accounts.find((a: any) => a.accountId === accountId).queue;
-
 const timed = async <T>(work: () => Promise<T>) => {
   const started = Date.now();
   const value = await work();
@@ -212,11 +208,6 @@ describe('the platform’s 429', () => {
     const hotCall = timed(() => gw(stack, 'GET', `/${hot}/me`));
     await sleep(100);
     const queuedBehind = timed(() => gw(stack, 'GET', `/${hot}/me`));
-    // The account list shows the pause, for callers that pace themselves; the other account has none.
-    const paused = await eventually(async () => (await queueOf(hot)).pausedUntil ?? undefined, 1_500);
-    expect(paused).toBeGreaterThan(Date.now());
-    expect(paused).toBeLessThanOrEqual(started + 2_500);
-    expect((await queueOf(cold)).pausedUntil).toBeNull();
     const coldCalls = [];
     for (let i = 0; i < 5; i++) {
       coldCalls.push(await timed(() => gw(stack, 'GET', `/${cold}/me`)));
@@ -350,7 +341,6 @@ describe('backlog and fairness', () => {
       }
       const refused = await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } });
       expect(refused.status).toBe(429);
-      expect(await queueOf(hot)).toEqual({ backlog: BACKLOG, limit: BACKLOG, pausedUntil: null });
       expect(refused.body.code).toBe('RATE_LIMITED');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       // Another account is not limited by this one's backlog.
@@ -361,8 +351,6 @@ describe('backlog and fairness', () => {
       await stack.startWorker();
     }
     for (const url of accepted) expect((await finished(url)).status).toBe(200);
-    // Drained: nothing of the account is queued any more.
-    expect((await queueOf(hot)).backlog).toBe(0);
   });
 
   it('tells a caller facing a backlog of media-stats jobs to come back after gaps, not in a second', async () => {
@@ -385,7 +373,6 @@ describe('backlog and fairness', () => {
       }
       const refused = await gw(stack, 'GET', `/${hot}/me`, { headers: { prefer: 'respond-async' } });
       expect(refused.status).toBe(429);
-      expect(await queueOf(hot)).toEqual({ backlog: BACKLOG, limit: BACKLOG, pausedUntil: null });
       // A twentieth of the backlog (3) leaves one per 1.5 s gap: 3 s at least, not the 1 s of /me's pace.
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(3);
       // Nor does it tell this tenant how many requests another tenant has queued (as a number: the

@@ -13,28 +13,12 @@ const AccountSummary = Type.Object({
   platformAccountId: Type.String(),
   status: Type.Union([Type.Literal('connected'), Type.Literal('reauth_required')]),
   connectedAt: Type.Number({ description: 'Unix ms' }),
-  queue: Type.Object(
-    {
-      backlog: Type.Integer({
-        description:
-          'requests queued or running for its platform account (shared by every service account connected to it)',
-      }),
-      limit: Type.Integer({
-        description: 'the most it may hold: beyond it, requests are 429 (ACCOUNT_MAX_BACKLOG)',
-      }),
-      pausedUntil: Type.Union([Type.Number(), Type.Null()], {
-        description:
-          'Unix ms: the platform answered 429 and the account waits until then; null when not paused',
-      }),
-    },
-    { description: 'what the account’s queue holds now, for callers that pace themselves' },
-  ),
 });
 
 /** The tenant's connected accounts. These read and write our own store only: no platform call. */
 export function registerAccountRoutes(
   app: FastifyInstance,
-  { store, queue, config }: ApiContext,
+  { store, queue }: ApiContext,
   connected: ConnectedAccounts,
 ): void {
   app.get(
@@ -54,13 +38,7 @@ export function registerAccountRoutes(
     },
     async (request) => {
       const accounts = await store.accounts.list(request.tenantId);
-      const queues = await queue.lanes.backlogs(accounts.map(laneOfAccount));
-      const limit = config.ACCOUNT_MAX_BACKLOG;
-      return envelope({
-        statusCode: 200,
-        message: 'Success',
-        data: { accounts: accounts.map((a, i) => ({ ...summary(a), queue: { ...queues[i], limit } })) },
-      });
+      return envelope({ statusCode: 200, message: 'Success', data: { accounts: accounts.map(summary) } });
     },
   );
 

@@ -13,7 +13,6 @@ export type ApiConfig = Pick<
   | 'LOG_LEVEL'
   | 'API_KEY_CACHE_MS'
   | 'ACCOUNT_CACHE_MS'
-  | 'ACCOUNT_MAX_BACKLOG'
 >;
 
 /** Everything the API's routes need, built once by `createApi`. */

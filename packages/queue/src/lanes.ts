@@ -271,29 +271,6 @@ export class AccountLanes {
     await this.call('forget', [lane], [lane]);
   }
 
-  /**
-   * What each lane holds back now, for callers pacing themselves: its unfinished jobs (the backlog
-   * the bound counts) and the end of a 429 pause, if one is on. One round trip for all.
-   */
-  async backlogs(lanes: string[]): Promise<{ backlog: number; pausedUntil: number | null }[]> {
-    const pipeline = this.redis.pipeline().time();
-    for (const lane of lanes) {
-      const base = `${this.base()}lane:${lane}`;
-      pipeline.zcard(`${base}:jobs`).hget(`${base}:state`, 'pause');
-    }
-    const values = ((await pipeline.exec()) ?? []).map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    });
-    const [clock, ...counts] = values as [[string, string], ...(string | number | null)[]];
-    // Redis's clock, which set the pause.
-    const now = Number(clock[0]) * 1000 + Math.floor(Number(clock[1]) / 1000);
-    return lanes.map((_, i) => {
-      const pause = Number(counts[2 * i + 1] ?? 0);
-      return { backlog: Number(counts[2 * i] ?? 0), pausedUntil: pause > now ? pause : null };
-    });
-  }
-
   /** Lanes whose leases are due for a check (crash recovery); see `Sweeper` in the worker. */
   async dueLanes(limit = 100): Promise<string[]> {
     return this.redis.zrangebyscore(this.lanesKey(), '-inf', Date.now(), 'LIMIT', 0, limit);
