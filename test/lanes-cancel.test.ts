@@ -69,6 +69,8 @@ describe('cancelling a waiting request', () => {
 
     const done = await cancel('paced');
     expect(done.kind === 'cancelled' && done.wakes.map((w) => w.jobId)).toEqual(['paced', 'next']);
+    // The pacing the cancelled grant took stays: the next one starts an interval after it would have.
+    expect(done.kind === 'cancelled' && done.wakes[1]?.delayMs).toBeGreaterThan(5_000);
     expect(await redis.zrange(key('run'), 0, -1)).toEqual(['next']);
     expect(await claim('paced')).toBe('cancelled');
   });

@@ -77,7 +77,8 @@ describe('/openapi.json', () => {
     expect(
       cancel.responses['200'].content['application/json'].schema.properties.data.properties.state.enum,
     ).toEqual(['cancelled']);
-    expect(cancel.description).toContain('JOB_NOT_CANCELLABLE');
+    expect(cancel.description).toMatch(/409 JOB_NOT_CANCELLABLE/);
+    expect(cancel.description).toMatch(/409 JOB_CANCELLED/);
     expect(cancel.responses['4XX']).toBeDefined();
   });
 

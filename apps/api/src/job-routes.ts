@@ -60,7 +60,7 @@ export function registerJobRoutes(app: FastifyInstance, context: ApiContext): vo
         summary: 'Cancel an accepted request that has not started',
         description:
           'A request still waiting (its turn behind the account, pacing, a 429 pause, the media-stats gap, a ' +
-          "retry's backoff) leaves the queue and ends with 409 JOB_CANCELLED at its status URL, never sent to the " +
+          "retry's backoff) leaves its account's queue and ends with 409 JOB_CANCELLED at its status URL, never sent to the " +
           'platform; cancelling it again answers the same. One a worker has taken or is about to take (its ' +
           'platform call may be on its way), a read in a batch and a finished one are 409 JOB_NOT_CANCELLABLE.',
         tags: ['jobs'],

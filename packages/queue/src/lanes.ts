@@ -52,6 +52,9 @@ export type Claim =
  */
 export type Cancellation = { kind: 'cancelled'; wakes: Wake[] } | { kind: 'already' } | { kind: 'refused' };
 
+/** Where the marks of cancelled jobs are (cancel.lua), under the queue's keys' prefix `{cg:q}:`. */
+export const cancelPrefix = (keyPrefix: string) => `${keyPrefix}cancel:`;
+
 /** How a cancelled request ends, at its status URL and for whoever waits for it. */
 export const jobCancelled = () =>
   new GatewayError(
@@ -228,7 +231,7 @@ export class AccountLanes {
 
   /** Whether its caller cancelled the job (`cancel`). */
   async isCancelled(jobId: string): Promise<boolean> {
-    return (await this.redis.exists(`${this.base()}cancel:${jobId}`)) === 1;
+    return (await this.redis.exists(`${cancelPrefix(this.base())}${jobId}`)) === 1;
   }
 
   /** A gapped job sends another request (after a re-login): the gap counts from now. */

@@ -6,6 +6,7 @@ import { IdempotencyKeys } from './idempotency';
 import {
   AccountLanes,
   type Admission,
+  cancelPrefix,
   jobCancelled,
   LANE_LEASE_MS,
   type LaneSettings,
@@ -121,7 +122,7 @@ export class OperationsQueue {
       `${prefix}:idem:`,
       jobKeyPrefix(options.prefix),
       sentPrefix(`${prefix}:`),
-      `${prefix}:cancel:`,
+      cancelPrefix(`${prefix}:`),
       this.keptSeconds(),
       LANE_LEASE_MS,
     );
