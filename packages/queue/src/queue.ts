@@ -224,8 +224,8 @@ export class OperationsQueue {
    * otherwise. Cancelling a cancelled job again is `cancelled`.
    */
   async cancel(view: JobView): Promise<'cancelled' | 'started' | 'finished'> {
-    if (view.state === 'completed' || view.state === 'failed') {
-      return view.failedReason?.startsWith('JOB_CANCELLED:') ? 'cancelled' : 'finished';
+    if (ended(view.state)) {
+      return GatewayError.fromWire(view.failedReason).code === 'JOB_CANCELLED' ? 'cancelled' : 'finished';
     }
     const lane = laneOf(view.payload);
     if (lane === undefined) return 'started';
@@ -234,7 +234,7 @@ export class OperationsQueue {
     if (done.kind !== 'refused') return 'cancelled';
     // It may have ended since it was read.
     const now = await this.get(view.id);
-    return now?.state === 'completed' || now?.state === 'failed' ? 'finished' : 'started';
+    return now && ended(now.state) ? 'finished' : 'started';
   }
 
   /**
@@ -263,7 +263,7 @@ export class OperationsQueue {
       if (isBatch(payload)) return null;
       const [bullState, cancelled] = await Promise.all([job.getState(), this.lanes.isCancelled(jobId)]);
       const state = normaliseState(bullState);
-      if (state === 'completed' || state === 'failed') {
+      if (ended(state)) {
         // It ended between the two reads: its result (or failure) is read again, not left out.
         if (!job.finishedOn) job = await this.queue.getJob(jobId);
         if (!job) return null;
@@ -511,6 +511,9 @@ export async function wakeJobs(queue: Queue, wakes: Wake[]): Promise<void> {
     ),
   );
 }
+
+/** The job has finished, one way or the other. */
+const ended = (state: JobState) => state === 'completed' || state === 'failed';
 
 function normaliseState(state: string): JobState {
   switch (state) {

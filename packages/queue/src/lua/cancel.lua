@@ -14,5 +14,5 @@ if cancelled(id) then return { 'already' } end
 if not rcall('ZSCORE', jobPrefix .. 'delayed', id) or rcall('EXISTS', queueBase .. 'sent:' .. id) == 1 then
   return { 'refused' }
 end
-rcall('SET', queueBase .. 'cancel:' .. id, now, 'EX', ttl)
+rcall('SET', cancelKey(id), now, 'EX', ttl)
 return concat({ { 'cancelled', id, 0 }, leave(id, dedupeKey) })

@@ -87,8 +87,12 @@ end
 -- ran (`cancel`, the one script that writes outside its lanes' keys), which fails it at its claim.
 local queueBase = (string.gsub(jobPrefix, 'operations:$', ''))
 
+local function cancelKey(id)
+  return queueBase .. 'cancel:' .. id
+end
+
 local function cancelled(id)
-  return rcall('EXISTS', queueBase .. 'cancel:' .. id) == 1
+  return rcall('EXISTS', cancelKey(id)) == 1
 end
 
 -- The request's job (or its batch) is running: BullMQ holds its lock.
