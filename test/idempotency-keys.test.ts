@@ -37,6 +37,11 @@ async function failJob(jobId: string, failedReason: string) {
   );
   await redis.zadd(`${jobPrefix}failed`, Date.now(), jobId);
 }
+/** Fails the job for good with `failedReason`, its write-ahead mark left: its write may have been applied. */
+const failMarked = (failedReason: string) => async (jobId: string) => {
+  await failJob(jobId, failedReason);
+  await redis.set(`${sentPrefix}${jobId}`, 'token');
+};
 /** A fingerprint: 64 hex digits. */
 const fp = (n: number) => String(n).repeat(64);
 
@@ -121,10 +126,7 @@ describe('IdempotencyKeys', () => {
       [
         'session refused, marked',
         'job_x',
-        async (id) => {
-          await failJob(id, 'REAUTH_REQUIRED: connect the account again');
-          await redis.set(`${sentPrefix}${id}`, 'token');
-        },
+        failMarked('REAUTH_REQUIRED: connect the account again'),
         'replay',
       ],
       // Failed an attempt and waiting for the next (BullMQ keeps its reason; not in the failed set).
@@ -138,10 +140,7 @@ describe('IdempotencyKeys', () => {
       [
         'unavailable, a step applied',
         'job_m',
-        async (id) => {
-          await failJob(id, 'UPSTREAM_UNAVAILABLE: unavailable (not retried)');
-          await redis.set(`${sentPrefix}${id}`, 'token');
-        },
+        failMarked('UPSTREAM_UNAVAILABLE: unavailable (not retried)'),
         'replay',
       ],
       ['outcome unknown', 'job_o', (id) => failJob(id, 'UPSTREAM_OUTCOME_UNKNOWN: may or may not'), 'replay'],
