@@ -101,11 +101,18 @@ describe('connect', () => {
     expect(started.body.data.message).toContain('verify-2fa');
     expect(started.body.data.account_id).toBeUndefined();
 
-    const verify = (code: string) =>
+    const verify = (code: string, password = credentials.password) =>
       gw(stack, 'POST', '/verify-2fa', {
-        body: { ...credentials, twoFactorToken: started.body.data.twofa_token, twoFactorCode: code },
+        body: {
+          ...credentials,
+          password,
+          twoFactorToken: started.body.data.twofa_token,
+          twoFactorCode: code,
+        },
       });
     expectError(await verify('000000'), 400, 'INVALID_2FA_CODE');
+    // The right code with another password than /connect's: refused before the code is spent.
+    expectError(await verify(twofa.twofaCode!, `${credentials.password}-other`), 400, 'INVALID_CREDENTIALS');
 
     const done = await verify(twofa.twofaCode!);
     expect(done.status).toBe(201);

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '@cg/contract';
 import type { Connector, ConnectRequest, ConnectResult } from '@cg/operations';
 import type { PlatformClient, UpstreamSession } from '@cg/platform-client';
@@ -50,8 +51,13 @@ export class AccountConnector implements Connector {
         'twoFactorToken is unknown, expired or was issued for another username: call /connect again',
       );
     }
-    // Linked before the call: whether or not the code is right, this job's input holds the password.
+    // Linked first: whatever this attempt's outcome, its input holds a password.
     await this.accounts.notePendingTwofaAttempt(this.tenantId, request.twoFactorToken, this.job.jobId);
+    // The password is the one the platform accepted at /connect, which is the one stored; another is
+    // refused before the code is spent, so the token stays usable.
+    if (!samePassword(request.password, pending.password)) {
+      throw new GatewayError('INVALID_CREDENTIALS', 'password differs from the one given to /connect');
+    }
     await this.job.beforeCall(true);
     const session = await this.client.loginTwofa({
       token: pending.upstreamToken,
@@ -61,9 +67,7 @@ export class AccountConnector implements Connector {
     this.job.afterWrite();
     const jobIds = await this.accounts.pendingTwofaJobs(this.tenantId, request.twoFactorToken);
     await this.accounts.deletePendingTwofa(this.tenantId, request.twoFactorToken);
-    // The password the platform accepted at /connect is the one stored, not the (unchecked) one
-    // that came with the code.
-    return this.store({ ...request, password: pending.password }, session, pending.deviceId, jobIds);
+    return this.store(request, session, pending.deviceId, jobIds);
   }
 
   private async store(
@@ -85,4 +89,11 @@ export class AccountConnector implements Connector {
     });
     return { kind: 'connected', accountId: record.accountId, session: { ...session } };
   }
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Compared in constant time, as digests, so the comparison tells nothing of the stored password. */
+function samePassword(given: string, stored: string): boolean {
+  return timingSafeEqual(digest(given), digest(stored));
 }
