@@ -22,12 +22,17 @@ afterAll(async () => {
 const upstreamCalls = async () =>
   Object.values(await simRequests(stack, 'creator_demo')).reduce((sum, n) => sum + n, 0);
 
-/** A request with a raw JSON text, which `gw` (JSON.stringify) cannot produce. */
-async function rawJson(method: string, path: string, text: string) {
+/** A request with a raw JSON text or bytes, which `gw` (JSON.stringify) cannot produce. */
+async function rawJson(
+  method: string,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(`${stack.apiUrl}/api/fansly${path}`, {
     method,
-    headers: { 'x-api-key': stack.keys.t1, 'content-type': 'application/json' },
-    body: text,
+    headers: { 'x-api-key': stack.keys.t1, 'content-type': 'application/json', ...headers },
+    body,
   });
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -83,6 +88,36 @@ describe('bodies no schema keyword refuses', () => {
       expectBadRequest(response, 'too large to represent');
     }
     expect(await upstreamCalls()).toBe(before);
+  });
+
+  it('refuses bytes that are not the UTF-8 text they claim to be instead of sending U+FFFD on', async () => {
+    const before = await upstreamCalls();
+    const create = (body: string | Buffer, headers?: Record<string, string>) =>
+      rawJson('POST', `/${accountId}/lists/create`, body, headers);
+    // "café" in Latin-1: not UTF-8, whether or not the charset says so.
+    const latin1 = Buffer.from('{"name":"caf\u00e9"}', 'latin1');
+    expectBadRequest(await create(latin1), 'not valid UTF-8');
+    expectBadRequest(
+      await create(latin1, { 'content-type': 'application/json; charset=iso-8859-1' }),
+      'UTF-8 JSON',
+    );
+    expectBadRequest(
+      await create('{"name":"x"}', { 'content-type': 'application/json; charset=utf-16' }),
+      'UTF-8 JSON',
+    );
+    expectBadRequest(await create('{"name":"x"}', { 'content-encoding': 'gzip' }), 'content-encoded');
+    // Half of a surrogate pair, escaped, in a value and in a name.
+    expectBadRequest(await create('{"name":"x\\ud800"}'), 'surrogate');
+    expectBadRequest(await create('{"name":"x","\\udc00":1}'), 'surrogate');
+    expect(await upstreamCalls()).toBe(before);
+
+    // UTF-8 named in capitals and quotes, with a whole surrogate pair: taken, and sent as such.
+    const utf8 = await create(Buffer.from('{"name":"caf\u00e9 \\ud83d\\ude00"}', 'utf8'), {
+      'content-type': 'application/json; charset="UTF-8"',
+    });
+    expect(utf8.status).toBe(201);
+    expect(utf8.body.data.data.response.label).toBe('caf\u00e9 \u{1f600}');
+    expect(await upstreamCalls()).toBe(before + 1);
   });
 
   it('says what is wrong with a __proto__ key or a text/plain body, instead of "not valid JSON"', async () => {

@@ -22,7 +22,7 @@ import { registerJobRoutes } from './job-routes';
 import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
-import { decimalNumbersFirst, jsonBodyProblem } from './validation';
+import { decimalNumbersFirst, jsonBodyProblem, jsonBytesProblem } from './validation';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -91,10 +91,13 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   // Fastify's own parser stays in charge of everything else (prototype-poisoning checks included).
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    return json(request, body as string, (error, parsed) => {
-      if (error) return done(poisoned(body as string) ? new GatewayError('BAD_REQUEST', POISONED) : error);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    const body = (bytes as Buffer).toString('utf8');
+    if (body.trim() === '') return done(null, undefined);
+    const unreadable = jsonBytesProblem(request.headers, bytes as Buffer);
+    if (unreadable !== undefined) return done(new GatewayError('BAD_REQUEST', unreadable));
+    return json(request, body, (error, parsed) => {
+      if (error) return done(poisoned(body) ? new GatewayError('BAD_REQUEST', POISONED) : error);
       const problem = jsonBodyProblem(parsed);
       return problem === undefined ? done(null, parsed) : done(new GatewayError('BAD_REQUEST', problem));
     });

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '@cg/contract';
 import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify/types/schema';
@@ -39,14 +41,34 @@ export function validationMessage(
   return `The ${field} ${where} ${rule ?? 'is invalid'}`;
 }
 
+/** A UTF-16 unit of a surrogate pair without its other half (a whole pair is one code point here). */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATE_PROBLEM = 'the body holds a string with half of a surrogate pair (\\ud800-\\udfff)';
+
+/**
+ * Why a JSON body's bytes cannot be read as the text they claim to be, else undefined. The body is
+ * read as UTF-8 (RFC 8259 § 8.1); bytes that are not UTF-8 would otherwise become U+FFFD and reach
+ * the platform so, and a body declared in another charset, or content-encoded, would be misread.
+ */
+export function jsonBytesProblem(headers: IncomingHttpHeaders, body: Buffer): string | undefined {
+  const encoding = headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') return 'the body must not be content-encoded (Content-Encoding)';
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+    return 'send the body as UTF-8 JSON';
+  return isUtf8(body) ? undefined : 'the body is not valid UTF-8';
+}
+
 /** How deep a JSON body may nest. The contract's bodies need four levels at most. */
 export const MAX_JSON_DEPTH = 32;
 
 /**
  * What a parsed JSON body must not hold, else undefined: nesting deeper than `MAX_JSON_DEPTH`
- * (everything that walks the body later, down to the job's serialisation, would run out of stack)
- * or a number `JSON.parse` could only read as Infinity (`1e400`), which no schema keyword refuses
- * and `JSON.stringify` would turn into null. Walks with a stack of its own, so depth cannot hurt it.
+ * (everything that walks the body later, down to the job's serialisation, would run out of stack),
+ * a number `JSON.parse` could only read as Infinity (`1e400`), which no schema keyword refuses
+ * and `JSON.stringify` would turn into null, or a string or name with half of a surrogate pair
+ * (`"\ud800"`), which is no text and would reach the platform as such. Walks with a stack of its
+ * own, so depth cannot hurt it.
  */
 export function jsonBodyProblem(body: unknown): string | undefined {
   const pending: [unknown, number][] = [[body, 0]];
@@ -54,9 +76,13 @@ export function jsonBodyProblem(body: unknown): string | undefined {
     const [value, depth] = next;
     if (typeof value === 'number' && !Number.isFinite(value))
       return 'the body holds a number too large to represent';
+    if (typeof value === 'string' && LONE_SURROGATE.test(value)) return LONE_SURROGATE_PROBLEM;
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) return `the body nests deeper than ${MAX_JSON_DEPTH} levels`;
-    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+    for (const [name, child] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(name)) return LONE_SURROGATE_PROBLEM;
+      pending.push([child, depth + 1]);
+    }
   }
   return undefined;
 }
