@@ -442,6 +442,15 @@ describe('error mapping (docs/upstream-decisions.md)', () => {
     expect(err.retryAfterMs).toBeLessThanOrEqual(60_000);
   });
 
+  it('bounds a Retry-After to an hour, in seconds or as a date', async () => {
+    handler = fail(429, 429, 'Too many requests', { 'retry-after': '999999999' });
+    const seconds = await rejection(client.call(AUTH, 'accountMe'));
+    expect(seconds).toMatchObject({ kind: 'rate_limited', retryAfterMs: 3_600_000 });
+    handler = fail(429, 429, 'Too many requests', { 'retry-after': 'Fri, 01 Jan 2100 00:00:00 GMT' });
+    const date = await rejection(client.call(AUTH, 'accountMe'));
+    expect(date).toMatchObject({ kind: 'rate_limited', retryAfterMs: 3_600_000 });
+  });
+
   it('leaves the wait to the caller when a 429 has no Retry-After', async () => {
     handler = fail(429, 429, 'Too many requests');
     const err = await rejection(client.call(AUTH, 'accountMe'));
@@ -520,7 +529,8 @@ describe('transport failures', () => {
   });
 
   it('no answer within timeoutMs: outcome unknown for a POST, retryable for a GET', async () => {
-    const hasty = new PlatformClient({ baseUrl, timeoutMs: 150 });
+    // The phase's timer, not the deadline over the whole exchange (undici's timers are coarse).
+    const hasty = new PlatformClient({ baseUrl, timeoutMs: 150, deadlineMs: 5_000 });
     handler = () => {
       // Never answer; the client's headers timeout ends the wait.
     };
@@ -539,6 +549,62 @@ describe('transport failures', () => {
       });
     } finally {
       await hasty.close();
+      server.closeAllConnections();
+    }
+  });
+
+  it('a body that trickles past deadlineMs: outcome unknown for a POST, retryable for a GET', async () => {
+    // Each pause (50 ms) is well inside timeoutMs; only the deadline over the whole exchange ends it.
+    const patient = new PlatformClient({ baseUrl, timeoutMs: 1000, deadlineMs: 300 });
+    const streams: NodeJS.Timeout[] = [];
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"success":true,"response":"');
+      streams.push(setInterval(() => res.write('x'), 50));
+    };
+    try {
+      const started = Date.now();
+      const write = await rejection(patient.call(AUTH, 'listItemsAdd', { body: { listItems: [] } }));
+      expect(write).toMatchObject({
+        kind: 'outcome_unknown',
+        retry: 'outcome_unknown',
+        networkCode: 'UND_ERR_DEADLINE',
+      });
+      expect(write.message).toBe('listItemsAdd: no whole answer within 300 ms after the request was sent');
+      const read = await rejection(patient.call(AUTH, 'accountMe'));
+      expect(read).toMatchObject({
+        kind: 'unavailable',
+        retry: 'retryable',
+        networkCode: 'UND_ERR_DEADLINE',
+      });
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      for (const stream of streams) clearInterval(stream);
+      await patient.close();
+      server.closeAllConnections();
+    }
+  });
+
+  it('an answer larger than maxResponseBytes is not read: a bad response, whether its length is announced or not', async () => {
+    const small = new PlatformClient({ baseUrl, timeoutMs: 2000, maxResponseBytes: 1024 });
+    const big = JSON.stringify({ success: true, response: 'x'.repeat(4096) });
+    try {
+      handler = (_req, res) => json(res, 200, JSON.parse(big));
+      const announced = await rejection(small.call(AUTH, 'accountMe'));
+      expect(announced).toMatchObject({ kind: 'bad_response', retry: 'permanent' });
+      expect(announced.message).toBe('accountMe: answer larger than 1024 bytes');
+      handler = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no length announced
+        for (let at = 0; at < big.length; at += 512) res.write(big.slice(at, at + 512));
+        res.end();
+      };
+      const streamed = await rejection(small.call(AUTH, 'listItemsAdd', { body: {} }));
+      expect(streamed).toMatchObject({ kind: 'bad_response', retry: 'outcome_unknown' });
+      // Within the bound, the same client reads answers as before.
+      handler = (_req, res) => json(res, 200, { success: true, response: { ok: 1 } });
+      await expect(small.call(AUTH, 'accountMe')).resolves.toEqual({ ok: 1 });
+    } finally {
+      await small.close();
       server.closeAllConnections();
     }
   });

@@ -23,6 +23,13 @@ export const DEFAULT_USER_AGENT =
 
 const WEB_ORIGIN = 'https://fansly.com';
 
+/** No answer of the platform's protocol comes near it: its pages hold at most 100 records. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** The code of a failure past `deadlineMs`: the request may have been sent, as for any timeout. */
+const DEADLINE_CODE = 'UND_ERR_DEADLINE';
+const TOO_LARGE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+
 /** `details` can be any text the platform chose; keep error messages short and single-line. */
 const MAX_DETAILS_CHARS = 200;
 
@@ -43,6 +50,16 @@ export interface PlatformClientOptions {
    * @defaultValue 15000
    */
   timeoutMs?: number;
+  /**
+   * Bounds the whole exchange, from sending to the last byte of the body, which the phases alone do
+   * not: a body that trickles a byte at a time never pauses long enough. @defaultValue 2 × timeoutMs
+   */
+  deadlineMs?: number;
+  /**
+   * Largest response body read; a larger one is refused (a 2xx as an unreadable answer) rather than
+   * held in memory. @defaultValue {@link DEFAULT_MAX_RESPONSE_BYTES}
+   */
+  maxResponseBytes?: number;
   /** Most sockets open to the platform at once; more requests wait in the pool. @defaultValue 256 */
   connections?: number;
 }
@@ -93,6 +110,8 @@ type Envelope = { success: true; response: unknown } | { success: false; code?: 
 export class PlatformClient {
   readonly #pool: Pool;
   readonly #checkKey: string;
+  readonly #deadlineMs: number;
+  readonly #maxResponseBytes: number;
   readonly #userAgent: string;
   readonly #timestamps = new ClientTimestamp();
 
@@ -103,6 +122,8 @@ export class PlatformClient {
       throw new TypeError('PlatformClient baseUrl must be an origin without a path, query or fragment');
     }
     const timeoutMs = options.timeoutMs ?? 15_000;
+    this.#deadlineMs = options.deadlineMs ?? 2 * timeoutMs;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#checkKey = options.checkKey ?? DEFAULT_CHECK_KEY;
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     // undici would refuse it on every request, which would look like a transport failure.
@@ -112,6 +133,7 @@ export class PlatformClient {
       connect: { timeout: timeoutMs },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      maxResponseSize: this.#maxResponseBytes,
     });
   }
 
@@ -168,6 +190,15 @@ export class PlatformClient {
     return (await this.#send(endpoint, args, signer)) as T;
   }
 
+  /** A transport failure, the deadline's included; an answer too large to read is a bad response. */
+  #failure(name: EndpointName, def: EndpointDef, err: unknown): PlatformError {
+    if (errorCode(err) === TOO_LARGE_CODE)
+      return badResponse(name, `answer larger than ${this.#maxResponseBytes} bytes`, def);
+    if (errorCode(err) === DEADLINE_CODE)
+      return networkError(name, def, err, `no whole answer within ${this.#deadlineMs} ms`);
+    return networkError(name, def, err);
+  }
+
   /** Waits for requests in flight, then closes every socket. */
   async close(): Promise<void> {
     await this.#pool.close();
@@ -198,28 +229,37 @@ export class PlatformClient {
     }
     const path = `${pathname}?${buildQuery(args.query)}`;
 
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DeadlineError()), this.#deadlineMs);
     let res: Dispatcher.ResponseData;
+    let text: string;
     try {
-      res = await this.#pool.request(
-        body === undefined
-          ? { method: def.method, path, headers }
-          : { method: def.method, path, headers, body },
-      );
-    } catch (err) {
-      throw networkError(name, def, err);
+      try {
+        const { signal } = deadline;
+        res = await this.#pool.request(
+          body === undefined
+            ? { method: def.method, path, headers, signal }
+            : { method: def.method, path, headers, body, signal },
+        );
+      } catch (err) {
+        throw this.#failure(name, def, err);
+      }
+      try {
+        text = await res.body.text();
+      } catch (err) {
+        // An error status already says what happened; only a lost success body leaves the outcome open.
+        if (res.statusCode >= 300) {
+          const retryAfter = headerValue(res.headers['retry-after']);
+          throw httpError(name, def, { type: 'http', status: res.statusCode, retryAfter }, undefined);
+        }
+        throw this.#failure(name, def, err);
+      }
+    } finally {
+      clearTimeout(timer);
     }
 
     const { statusCode } = res;
     const retryAfter = headerValue(res.headers['retry-after']);
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      // An error status already says what happened; only a lost success body leaves the outcome open.
-      if (statusCode >= 300)
-        throw httpError(name, def, { type: 'http', status: statusCode, retryAfter }, undefined);
-      throw networkError(name, def, err);
-    }
 
     const envelope = parseEnvelope(text);
     if (statusCode >= 200 && statusCode < 300) {
@@ -231,6 +271,11 @@ export class PlatformClient {
     const details = envelope?.success === false ? envelope.details : undefined;
     throw httpError(name, def, { type: 'http', status: statusCode, upstreamCode: code, retryAfter }, details);
   }
+}
+
+/** Why the deadline aborted a request; its code counts as "maybe sent" (`networkPhase`). */
+class DeadlineError extends Error {
+  readonly code = DEADLINE_CODE;
 }
 
 function fillPath(template: string, params: Record<string, string>): string {
@@ -326,7 +371,7 @@ function errorCode(err: unknown, depth = 0): string | undefined {
   return errorCode((err as { cause?: unknown }).cause, depth + 1);
 }
 
-function networkError(endpoint: EndpointName, def: EndpointDef, err: unknown): PlatformError {
+function networkError(endpoint: EndpointName, def: EndpointDef, err: unknown, what?: string): PlatformError {
   const code = errorCode(err);
   const verdict = classify({ failure: { type: 'network', code }, write: def.write, nowMs: Date.now() });
   const where =
@@ -336,7 +381,7 @@ function networkError(endpoint: EndpointName, def: EndpointDef, err: unknown): P
     retry: verdict.retry,
     endpoint,
     networkCode: code,
-    message: `${endpoint}: ${code ?? 'network failure'} ${where}`,
+    message: `${endpoint}: ${what ?? code ?? 'network failure'} ${where}`,
   });
 }
 

@@ -94,10 +94,23 @@ const CODE_KINDS: ReadonlyMap<number, PlatformErrorKind> = new Map<number, Platf
 ]);
 
 /**
- * Retry-After as milliseconds from `nowMs`: delay-seconds or an HTTP date (RFC 9110 §10.2.3).
- * A date in the past gives 0; anything unreadable gives undefined, leaving the wait to the caller.
+ * The longest wait a Retry-After may ask for. The account's calls all wait for it, so a platform's
+ * slip (or a date years ahead) would stop the account for good; after an hour one call asks again,
+ * and a platform that still means it answers 429 again.
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/**
+ * Retry-After as milliseconds from `nowMs`, at most `MAX_RETRY_AFTER_MS`: delay-seconds or an HTTP
+ * date (RFC 9110 §10.2.3). A date in the past gives 0; anything unreadable gives undefined, leaving
+ * the wait to the caller.
  */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  const waitMs = retryAfterMs(value, nowMs);
+  return waitMs === undefined ? undefined : Math.min(waitMs, MAX_RETRY_AFTER_MS);
+}
+
+function retryAfterMs(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
