@@ -76,6 +76,20 @@ describe('connect', () => {
     expect((await gw(stack, 'GET', '/accounts', { key: stack.keys.t2 })).body.data.accounts).toEqual([]);
   });
 
+  it('answers a login the platform refuses with 401 as 502 UPSTREAM_ERROR, not "connect again"', async () => {
+    await injectFault(stack, { path: '/api/v1/login', method: 'POST', kind: 'error', status: 401, count: 1 });
+    try {
+      const response = await gw(stack, 'POST', '/connect', {
+        key: stack.keys.t2,
+        body: connectCredentials(stack, 'creator_demo', 'X'),
+      });
+      expectError(response, 502, 'UPSTREAM_ERROR');
+      expect(response.body.message).toBe('the platform refused the login');
+    } finally {
+      await clearFaults(stack);
+    }
+  });
+
   it('validates the body before anything is enqueued', async () => {
     const before = await scanKeys(stack.redis, stack.prefix);
     const response = await gw(stack, 'POST', '/connect', {

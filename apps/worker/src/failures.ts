@@ -26,9 +26,11 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
   }
   if (error.retry === 'outcome_unknown') {
     const why =
-      error.status === undefined
-        ? 'the connection failed after it was sent'
-        : `the platform answered ${error.status}, which does not say whether it was`;
+      error.kind === 'bad_response'
+        ? 'its answer could not be read'
+        : error.status === undefined
+          ? 'the connection failed after it was sent'
+          : `the platform answered ${error.status}, which does not say whether it was`;
     return new GatewayError(
       'UPSTREAM_OUTCOME_UNKNOWN',
       `the platform may or may not have applied this write (${why}); check before repeating it`,
@@ -48,6 +50,8 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
       );
     case 'unauthorized':
     case 'session_missing':
+      // A login (connect, verify-2fa) has no session to renew: the platform refused it oddly.
+      if (op.session === 'none') return new GatewayError('UPSTREAM_ERROR', 'the platform refused the login');
       return new GatewayError(
         'REAUTH_REQUIRED',
         'the platform session could not be renewed: connect the account again',
