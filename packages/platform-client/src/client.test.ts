@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHECK_KEY, PlatformClient } from './client';
+import { endpoints } from './endpoints';
 import { PlatformError } from './errors';
 import { clientCheck } from './signing';
 
@@ -26,7 +27,7 @@ const AUTH = { token: TOKEN, deviceId: DEVICE_ID };
 const CHECK_KEY = 'necvac-govry3-tybkYz';
 
 const requests: Received[] = [];
-let handler: Handler = (_req, res) => json(res, 200, { success: true, response: null });
+let handler: Handler = (_req, res) => json(res, 200, { success: true, response: {} });
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -98,7 +99,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   requests.length = 0;
-  handler = (_req, res) => json(res, 200, { success: true, response: null });
+  handler = (_req, res) => json(res, 200, { success: true, response: {} });
 });
 
 afterAll(async () => {
@@ -291,6 +292,7 @@ describe('call', () => {
   });
 
   it('escapes path parameters and signs the escaped path', async () => {
+    handler = (_req, res) => json(res, 200, { success: true, response: [] });
     await client.call(AUTH, 'following', { params: { accountId: 'a/b c' } });
     const req = only();
     expect(req.path).toBe('/api/v1/account/a%2Fb%20c/following');
@@ -487,6 +489,28 @@ describe('error mapping (docs/upstream-decisions.md)', () => {
       kind: 'bad_response',
       retry: 'outcome_unknown',
     });
+  });
+
+  it('calls a success whose response is not the endpoint’s container a bad response, never an empty result', async () => {
+    for (const response of [null, 'text', 0, []]) {
+      handler = (_req, res) => json(res, 200, { success: true, response });
+      const write = await rejection(client.call(AUTH, 'trackingLinkUpsert', { body: {} }));
+      expect(write).toMatchObject({ kind: 'bad_response', retry: 'outcome_unknown' });
+      expect(write.message).toBe('trackingLinkUpsert: response is not an object');
+    }
+    for (const response of [null, {}]) {
+      handler = (_req, res) => json(res, 200, { success: true, response });
+      const read = await rejection(client.call(AUTH, 'listItemsRead'));
+      expect(read).toMatchObject({ kind: 'bad_response', retry: 'permanent' });
+      expect(read.message).toBe('listItemsRead: response is not an array');
+    }
+  });
+
+  it('knows the container of every response read through call', () => {
+    const undeclared = Object.entries(endpoints)
+      .filter(([, def]) => def.auth && !('response' in def))
+      .map(([name]) => name);
+    expect(undeclared).toEqual([]);
   });
 
   it('classifies an HTML 502 from the edge by its status', async () => {

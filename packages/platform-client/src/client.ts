@@ -186,8 +186,15 @@ export class PlatformClient {
       });
     }
     const signer = { deviceId: checkedDeviceId(auth.deviceId), token: auth.token, sessionId };
-    // The caller names the payload type per endpoint; the client only checks the envelope.
-    return (await this.#send(endpoint, args, signer)) as T;
+    // The caller names the payload type per endpoint; the client checks the envelope and that the
+    // response is the endpoint's kind of container, so a `response: null` is not read as empty.
+    const response = await this.#send(endpoint, args, signer);
+    const expected = endpoints[endpoint].response;
+    const shaped =
+      expected === 'array' ? Array.isArray(response) : expected === undefined || isRecord(response);
+    if (!shaped)
+      throw badResponse(endpoint, `response is not ${expected === 'array' ? 'an array' : 'an object'}`);
+    return response as T;
   }
 
   /** A transport failure, the deadline's included; an answer too large to read is a bad response. */

@@ -20,6 +20,11 @@ export interface EndpointDef {
   readonly write: boolean;
   /** Set when neither public source shows the call; the text says what was guessed and where it is decided. */
   readonly guess?: string;
+  /**
+   * What a success's `response` is, for calls through `PlatformClient.call`: anything else (null, a
+   * string) is an answer the client cannot read, never an empty result.
+   */
+  readonly response?: 'object' | 'array';
 }
 
 export const endpoints = {
@@ -35,44 +40,78 @@ export const endpoints = {
     auth: true,
     write: true,
     guess: 'response {token} usable as twofa.token: upstream-decisions.md, step-up verify',
+    response: 'object',
   },
-  accountsByIds: { method: 'GET', path: '/account', auth: true, write: false },
-  accountMe: { method: 'GET', path: '/account/me', auth: true, write: false },
-  accountWalls: { method: 'GET', path: '/account/walls', auth: true, write: false },
-  listCreate: { method: 'POST', path: '/lists', auth: true, write: true },
-  listItemsAdd: { method: 'POST', path: '/lists/items/add', auth: true, write: true },
-  listItemsRead: { method: 'GET', path: '/lists/itemsnew', auth: true, write: false },
-  mediaOffersByLocation: { method: 'GET', path: '/mediaoffers/location', auth: true, write: false },
-  messagingGroups: { method: 'GET', path: '/messaging/groups', auth: true, write: false },
-  messageUnread: { method: 'GET', path: '/message/unread', auth: true, write: false },
+  accountsByIds: { method: 'GET', path: '/account', auth: true, write: false, response: 'array' },
+  accountMe: { method: 'GET', path: '/account/me', auth: true, write: false, response: 'object' },
+  accountWalls: { method: 'GET', path: '/account/walls', auth: true, write: false, response: 'object' },
+  listCreate: { method: 'POST', path: '/lists', auth: true, write: true, response: 'object' },
+  listItemsAdd: { method: 'POST', path: '/lists/items/add', auth: true, write: true, response: 'array' },
+  listItemsRead: { method: 'GET', path: '/lists/itemsnew', auth: true, write: false, response: 'array' },
+  mediaOffersByLocation: {
+    method: 'GET',
+    path: '/mediaoffers/location',
+    auth: true,
+    write: false,
+    response: 'object',
+  },
+  messagingGroups: { method: 'GET', path: '/messaging/groups', auth: true, write: false, response: 'object' },
+  messageUnread: { method: 'GET', path: '/message/unread', auth: true, write: false, response: 'object' },
   messageLike: {
     method: 'POST',
     path: '/message/like',
     auth: true,
     write: true,
     guess: 'not in public code; body {messageId, type}, response the reaction: upstream-decisions.md',
+    response: 'object',
   },
-  postCreate: { method: 'POST', path: '/post', auth: true, write: true },
-  subscribers: { method: 'GET', path: '/subscribers', auth: true, write: false },
-  following: { method: 'GET', path: '/account/:accountId/following', auth: true, write: false },
+  postCreate: { method: 'POST', path: '/post', auth: true, write: true, response: 'object' },
+  subscribers: { method: 'GET', path: '/subscribers', auth: true, write: false, response: 'object' },
+  following: {
+    method: 'GET',
+    path: '/account/:accountId/following',
+    auth: true,
+    write: false,
+    response: 'array',
+  },
   earningsTransactions: {
     method: 'GET',
     path: '/account/wallets/earnings/transactions',
     auth: true,
     write: false,
+    response: 'object',
   },
-  payoutMethodDelete: { method: 'POST', path: '/payments/payoutmethod/delete', auth: true, write: true },
-  vaultAlbums: { method: 'GET', path: '/vault/albumsnew', auth: true, write: false },
-  vaultAlbumDelete: { method: 'POST', path: '/vault/albums/delete', auth: true, write: true },
-  trackingLinks: { method: 'GET', path: '/trackinglinks', auth: true, write: false },
+  payoutMethodDelete: {
+    method: 'POST',
+    path: '/payments/payoutmethod/delete',
+    auth: true,
+    write: true,
+    response: 'object',
+  },
+  vaultAlbums: { method: 'GET', path: '/vault/albumsnew', auth: true, write: false, response: 'object' },
+  vaultAlbumDelete: {
+    method: 'POST',
+    path: '/vault/albums/delete',
+    auth: true,
+    write: true,
+    response: 'object',
+  },
+  trackingLinks: { method: 'GET', path: '/trackinglinks', auth: true, write: false, response: 'array' },
   trackingLinkUpsert: {
     method: 'POST',
     path: '/trackinglinks',
     auth: true,
     write: true,
     guess: 'not in public code; {label, description} creates, an added id updates: upstream-decisions.md',
+    response: 'object',
   },
-  broadcastScheduled: { method: 'GET', path: '/message/broadcast/scheduled', auth: true, write: false },
+  broadcastScheduled: {
+    method: 'GET',
+    path: '/message/broadcast/scheduled',
+    auth: true,
+    write: false,
+    response: 'object',
+  },
 } as const satisfies Record<string, EndpointDef>;
 
 export type EndpointName = keyof typeof endpoints;
