@@ -144,3 +144,34 @@ describe('re-logins across worker processes', () => {
     await client.close();
   });
 });
+
+// Last in the file: it leaves creator_demo's lane paused.
+describe('sessions the platform never lets hold', () => {
+  it('pause the whole account instead of logging in again for each job as fast as logins come back', async () => {
+    const id = await connectAccount(stack, 'creator_demo');
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/account/me',
+      kind: 'error',
+      status: 401,
+    });
+    await resetObservations(stack);
+    const respondAsync = { headers: { prefer: 'respond-async' } };
+    const accepted = await Promise.all([1, 2, 3, 4].map(() => gw(stack, 'GET', `/${id}/me`, respondAsync)));
+    expect(accepted.map((answer) => answer.status)).toEqual([202, 202, 202, 202]);
+    const calls = async () => {
+      const seen = await simRequests(stack, 'creator_demo');
+      return { me: seen['GET /api/v1/account/me'] ?? 0, logins: seen['POST /api/v1/login'] ?? 0 };
+    };
+    // Each job running at once (ACCOUNT_CONCURRENCY 2) renews twice, then the account waits.
+    await seen('creator_demo', 'GET /api/v1/account/me', 3);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const paused = await calls();
+    expect(paused.me).toBeLessThanOrEqual(6);
+    expect(paused.logins).toBeLessThanOrEqual(4);
+    // Retries come after JOB_BACKOFF_MS (50 ms here): none while the account waits.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await calls()).toEqual(paused);
+    expect((await gw(stack, 'GET', `/jobs/${accepted[0]?.body.data.jobId}`)).status).toBe(202);
+  });
+});

@@ -10,6 +10,11 @@ const DEVICE_ID_TTL_MS = 180 * 60_000;
 
 /** How often a call renews a session the platform ends again at once before the job is retried. */
 const MAX_RENEWALS = 2;
+/**
+ * How long the account waits when the platform ended each new session at once: every job of the
+ * account would otherwise log in again and again, each in turn, as fast as the logins come back.
+ */
+const SESSIONS_FAILING_PAUSE_MS = 30_000;
 /** How often a job waiting for another process's re-login of its account looks at the outcome. */
 const RELOGIN_POLL_MS = 100;
 
@@ -49,13 +54,17 @@ export class AccountSessions {
       } catch (error) {
         if (!isExpired(error)) throw error;
         // The platform ended the new session too, while this call was on its way: nothing says the
-        // password is wrong, so the job is tried again later (the platform applied nothing).
+        // password is wrong, so the job is tried again later (the platform applied nothing), and the
+        // whole account waits, as on a 429.
         if (renewals === MAX_RENEWALS)
           throw new RetryableError(
             new GatewayError(
               'UPSTREAM_UNAVAILABLE',
               'the platform ended each new session of this account at once; try again later',
+              SESSIONS_FAILING_PAUSE_MS / 1000,
             ),
+            SESSIONS_FAILING_PAUSE_MS,
+            true,
           );
         session = await this.relogin(tenantId, accountId, session.token);
       }
