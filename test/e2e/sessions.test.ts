@@ -145,6 +145,22 @@ describe('re-logins across worker processes', () => {
   });
 });
 
+describe('a call the platform refuses with 401 whatever the session', () => {
+  it('fails that request alone when the session holds for the account’s profile: no pause', async () => {
+    const id = await connectAccount(stack, 'creator_demo');
+    await injectFault(stack, {
+      account: 'creator_demo',
+      path: '/api/v1/vault/albumsnew',
+      kind: 'error',
+      status: 401,
+    });
+    const albums = await gw(stack, 'GET', `/${id}/vault/albums`, { headers: { prefer: 'wait=5' } });
+    expectError(albums, 502, 'UPSTREAM_ERROR');
+    expect(albums.body.message).toContain('session is valid');
+    expect((await gw(stack, 'GET', `/${id}/me`, { headers: { prefer: 'wait=5' } })).status).toBe(200);
+  });
+});
+
 // Last in the file: it leaves creator_demo's lane paused.
 describe('sessions the platform never lets hold', () => {
   it('pause the whole account instead of logging in again for each job as fast as logins come back', async () => {

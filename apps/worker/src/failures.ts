@@ -1,6 +1,6 @@
 import { GatewayError } from '@cg/contract';
 import type { OperationDef, OperationSchemas } from '@cg/operations';
-import { PlatformError } from '@cg/platform-client';
+import { BODY_DEADLINE_CODE, PlatformError } from '@cg/platform-client';
 import { RetryableError } from '@cg/queue';
 
 /** How long an account waits after a 429 that names no Retry-After. */
@@ -28,9 +28,11 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
     const why =
       error.kind === 'bad_response'
         ? 'its answer could not be read'
-        : error.status === undefined
-          ? 'the connection failed after it was sent'
-          : `the platform answered ${error.status}, which does not say whether it was`;
+        : error.networkCode === BODY_DEADLINE_CODE
+          ? 'its answer did not come whole in time'
+          : error.status === undefined
+            ? 'the connection failed after it was sent'
+            : `the platform answered ${error.status}, which does not say whether it was`;
     return new GatewayError(
       'UPSTREAM_OUTCOME_UNKNOWN',
       `the platform may or may not have applied this write (${why}); check before repeating it`,

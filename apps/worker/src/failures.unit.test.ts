@@ -22,6 +22,7 @@ describe('toFailure', () => {
       toFailure(unknownWrite({ kind: 'bad_response' }), read),
       toFailure(unknownWrite({ networkCode: 'UND_ERR_SOCKET' }), read),
       toFailure(unknownWrite({ status: 502 }), read),
+      toFailure(unknownWrite({ networkCode: 'UND_ERR_BODY_DEADLINE' }), read),
     ].map((failure) => {
       expect(failure).toBeInstanceOf(GatewayError);
       expect((failure as GatewayError).code).toBe('UPSTREAM_OUTCOME_UNKNOWN');
@@ -30,6 +31,7 @@ describe('toFailure', () => {
     expect(messages[0]).toContain('(its answer could not be read)');
     expect(messages[1]).toContain('(the connection failed after it was sent)');
     expect(messages[2]).toContain('(the platform answered 502,');
+    expect(messages[3]).toContain('(its answer did not come whole in time)');
   });
 
   it('tells an account to connect again on a refused session, but not a login', () => {

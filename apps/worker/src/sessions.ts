@@ -55,8 +55,14 @@ export class AccountSessions {
         if (!isExpired(error)) throw error;
         // The platform ended the new session too, while this call was on its way: nothing says the
         // password is wrong, so the job is tried again later (the platform applied nothing), and the
-        // whole account waits, as on a 429.
-        if (renewals === MAX_RENEWALS)
+        // whole account waits, as on a 429. Unless the session holds for the account's own profile:
+        // then it is this call the platform refuses, and only this job fails.
+        if (renewals === MAX_RENEWALS) {
+          if (endpoint !== 'accountMe' && (await this.holds(session)))
+            throw new GatewayError(
+              'UPSTREAM_ERROR',
+              'the platform refuses this call for the account (401), though its session is valid',
+            );
           throw new RetryableError(
             new GatewayError(
               'UPSTREAM_UNAVAILABLE',
@@ -66,8 +72,19 @@ export class AccountSessions {
             SESSIONS_FAILING_PAUSE_MS,
             true,
           );
+        }
         session = await this.relogin(tenantId, accountId, session.token);
       }
+    }
+  }
+
+  /** Whether a session is good for the account's own profile, the cheapest call there is. */
+  private async holds(session: PlatformSessionState): Promise<boolean> {
+    try {
+      await this.client.call(session, 'accountMe');
+      return true;
+    } catch {
+      return false;
     }
   }
 

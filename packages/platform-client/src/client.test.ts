@@ -553,8 +553,7 @@ describe('transport failures', () => {
   });
 
   it('no answer within timeoutMs: outcome unknown for a POST, retryable for a GET', async () => {
-    // The phase's timer, not the deadline over the whole exchange (undici's timers are coarse).
-    const hasty = new PlatformClient({ baseUrl, timeoutMs: 150, deadlineMs: 5_000 });
+    const hasty = new PlatformClient({ baseUrl, timeoutMs: 150 });
     handler = () => {
       // Never answer; the client's headers timeout ends the wait.
     };
@@ -577,9 +576,9 @@ describe('transport failures', () => {
     }
   });
 
-  it('a body that trickles past deadlineMs: outcome unknown for a POST, retryable for a GET', async () => {
-    // Each pause (50 ms) is well inside timeoutMs; only the deadline over the whole exchange ends it.
-    const patient = new PlatformClient({ baseUrl, timeoutMs: 1000, deadlineMs: 300 });
+  it('a body that trickles past bodyDeadlineMs: outcome unknown for a POST, retryable for a GET', async () => {
+    // Each pause (50 ms) is well inside timeoutMs; only the deadline over the whole body ends it.
+    const patient = new PlatformClient({ baseUrl, timeoutMs: 1000, bodyDeadlineMs: 300 });
     const streams: NodeJS.Timeout[] = [];
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -592,14 +591,16 @@ describe('transport failures', () => {
       expect(write).toMatchObject({
         kind: 'outcome_unknown',
         retry: 'outcome_unknown',
-        networkCode: 'UND_ERR_DEADLINE',
+        networkCode: 'UND_ERR_BODY_DEADLINE',
       });
-      expect(write.message).toBe('listItemsAdd: no whole answer within 300 ms after the request was sent');
+      expect(write.message).toBe(
+        'listItemsAdd: no whole body within 300 ms of the headers after the request was sent',
+      );
       const read = await rejection(patient.call(AUTH, 'accountMe'));
       expect(read).toMatchObject({
         kind: 'unavailable',
         retry: 'retryable',
-        networkCode: 'UND_ERR_DEADLINE',
+        networkCode: 'UND_ERR_BODY_DEADLINE',
       });
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {
@@ -624,6 +625,7 @@ describe('transport failures', () => {
       };
       const streamed = await rejection(small.call(AUTH, 'listItemsAdd', { body: {} }));
       expect(streamed).toMatchObject({ kind: 'bad_response', retry: 'outcome_unknown' });
+      expect(streamed.message).toBe('listItemsAdd: answer larger than 1024 bytes');
       // Within the bound, the same client reads answers as before.
       handler = (_req, res) => json(res, 200, { success: true, response: { ok: 1 } });
       await expect(small.call(AUTH, 'accountMe')).resolves.toEqual({ ok: 1 });

@@ -26,8 +26,8 @@ const WEB_ORIGIN = 'https://fansly.com';
 /** No answer of the platform's protocol comes near it: its pages hold at most 100 records. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-/** The code of a failure past `deadlineMs`: the request may have been sent, as for any timeout. */
-const DEADLINE_CODE = 'UND_ERR_DEADLINE';
+/** The code of a body not whole within `bodyDeadlineMs`: the request was sent (its headers came). */
+export const BODY_DEADLINE_CODE = 'UND_ERR_BODY_DEADLINE';
 const TOO_LARGE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
 
 /** `details` can be any text the platform chose; keep error messages short and single-line. */
@@ -51,10 +51,10 @@ export interface PlatformClientOptions {
    */
   timeoutMs?: number;
   /**
-   * Bounds the whole exchange, from sending to the last byte of the body, which the phases alone do
-   * not: a body that trickles a byte at a time never pauses long enough. @defaultValue 2 × timeoutMs
+   * Bounds the whole body, from the headers to its last byte, which the pause timer alone does not:
+   * a body that trickles a byte at a time never pauses long enough. @defaultValue timeoutMs
    */
-  deadlineMs?: number;
+  bodyDeadlineMs?: number;
   /**
    * Largest response body read; a larger one is refused (a 2xx as an unreadable answer) rather than
    * held in memory. @defaultValue {@link DEFAULT_MAX_RESPONSE_BYTES}
@@ -110,7 +110,7 @@ type Envelope = { success: true; response: unknown } | { success: false; code?: 
 export class PlatformClient {
   readonly #pool: Pool;
   readonly #checkKey: string;
-  readonly #deadlineMs: number;
+  readonly #bodyDeadlineMs: number;
   readonly #maxResponseBytes: number;
   readonly #userAgent: string;
   readonly #timestamps = new ClientTimestamp();
@@ -122,7 +122,7 @@ export class PlatformClient {
       throw new TypeError('PlatformClient baseUrl must be an origin without a path, query or fragment');
     }
     const timeoutMs = options.timeoutMs ?? 15_000;
-    this.#deadlineMs = options.deadlineMs ?? 2 * timeoutMs;
+    this.#bodyDeadlineMs = options.bodyDeadlineMs ?? timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#checkKey = options.checkKey ?? DEFAULT_CHECK_KEY;
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
@@ -197,12 +197,12 @@ export class PlatformClient {
     return response as T;
   }
 
-  /** A transport failure, the deadline's included; an answer too large to read is a bad response. */
+  /** A transport failure, the body's deadline included; an answer too large to read is a bad response. */
   #failure(name: EndpointName, def: EndpointDef, err: unknown): PlatformError {
     if (errorCode(err) === TOO_LARGE_CODE)
       return badResponse(name, `answer larger than ${this.#maxResponseBytes} bytes`, def);
-    if (errorCode(err) === DEADLINE_CODE)
-      return networkError(name, def, err, `no whole answer within ${this.#deadlineMs} ms`);
+    if (errorCode(err) === BODY_DEADLINE_CODE)
+      return networkError(name, def, err, `no whole body within ${this.#bodyDeadlineMs} ms of the headers`);
     return networkError(name, def, err);
   }
 
@@ -236,8 +236,9 @@ export class PlatformClient {
     }
     const path = `${pathname}?${buildQuery(args.query)}`;
 
+    // Connecting and the headers have undici's timers; the body as a whole has this one.
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DeadlineError()), this.#deadlineMs);
+    let timer: NodeJS.Timeout | undefined;
     let res: Dispatcher.ResponseData;
     let text: string;
     try {
@@ -251,6 +252,7 @@ export class PlatformClient {
       } catch (err) {
         throw this.#failure(name, def, err);
       }
+      timer = setTimeout(() => deadline.abort(new BodyDeadlineError()), this.#bodyDeadlineMs);
       try {
         text = await res.body.text();
       } catch (err) {
@@ -280,9 +282,9 @@ export class PlatformClient {
   }
 }
 
-/** Why the deadline aborted a request; its code counts as "maybe sent" (`networkPhase`). */
-class DeadlineError extends Error {
-  readonly code = DEADLINE_CODE;
+/** Why the body's deadline aborted a request; its code counts as "maybe sent" (`networkPhase`). */
+class BodyDeadlineError extends Error {
+  readonly code = BODY_DEADLINE_CODE;
 }
 
 function fillPath(template: string, params: Record<string, string>): string {

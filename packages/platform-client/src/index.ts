@@ -1,4 +1,5 @@
 export {
+  BODY_DEADLINE_CODE,
   type CallArgs,
   DEFAULT_CHECK_KEY,
   DEFAULT_USER_AGENT,

@@ -1,4 +1,5 @@
 import { GatewayError, Upstream } from '@cg/contract';
+import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
 import { coerce, jsonText } from '../common/coerce';
 import { isRefusal } from '../common/platform-refusal';
@@ -77,6 +78,10 @@ async function stepUp(
   call: OperationContext['call'],
 ): Promise<{ code: string; token: string } | undefined> {
   const code = twofa.code.trim();
+  const unconfirmed = new GatewayError(
+    'UPSTREAM_ERROR',
+    'the platform did not confirm the two-factor code; nothing was deleted',
+  );
   let verified: unknown;
   try {
     verified = await call('twofaSessionVerify', {
@@ -84,15 +89,12 @@ async function stepUp(
     });
   } catch (error) {
     if (isRefusal(error)) return undefined;
+    // An answer that is not the token's object (null, `true`): the deletion was not sent either.
+    if (error instanceof PlatformError && error.kind === 'bad_response') throw unconfirmed;
     throw error;
   }
   const token = str(obj(verified).token);
-  if (token === '') {
-    throw new GatewayError(
-      'UPSTREAM_ERROR',
-      'the platform did not confirm the two-factor code; nothing was deleted',
-    );
-  }
+  if (token === '') throw unconfirmed;
   return { code, token };
 }
 
