@@ -6,6 +6,7 @@ import { connectRedis, randomId } from '@cg/store';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../scripts/lib/redis';
 import { eventually } from './support/processes';
+import { testQueue } from './support/redis';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -170,5 +171,129 @@ describe.skipIf(!hasRedisServer)('the API while Redis is away', () => {
       'healthy again',
     );
     expect((await route()).status).toBe(401);
+  });
+});
+
+/** A redis-server of the test's own on a free port, answering; its URL. */
+async function ownRedis(): Promise<string> {
+  const port = await freePort();
+  startRedisOn(port);
+  const url = `redis://127.0.0.1:${port}`;
+  await eventually(
+    async () => {
+      const client = connectRedis(url, { maxRetriesPerRequest: 1 });
+      client.on('error', () => undefined);
+      try {
+        return (await client.ping()) === 'PONG' ? true : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        client.disconnect();
+      }
+    },
+    10_000,
+    'redis-server up',
+  );
+  return url;
+}
+
+/** Sends `args` on a connection of its own, which is then closed. */
+async function redisCommand(url: string, ...args: string[]): Promise<void> {
+  const admin = connectRedis(url, { maxRetriesPerRequest: 1 });
+  admin.on('error', () => undefined);
+  await admin.call(args[0] as string, ...args.slice(1)).catch(() => undefined);
+  admin.disconnect();
+}
+
+describe.skipIf(!hasRedisServer)('while Redis holds its connections and answers nothing', () => {
+  it('the API refuses new requests at once (503), and serves again when Redis answers', async () => {
+    const redisUrl = await ownRedis();
+    const port = await freePort();
+    const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+      cwd: root,
+      env: { ...baseEnv(), REDIS_URL: redisUrl, PORT: String(port) },
+      stdio: 'ignore',
+    });
+    started.push(api);
+    const route = () =>
+      fetch(`http://127.0.0.1:${port}/api/fansly/accounts`, {
+        headers: { 'x-api-key': `cgk_${'x'.repeat(32)}` },
+        signal: AbortSignal.timeout(3_000),
+      });
+    await eventually(() => route().catch(() => undefined), 30_000, 'the API up');
+
+    await redisCommand(redisUrl, 'CLIENT', 'PAUSE', '8000', 'ALL');
+    await new Promise((done) => setTimeout(done, 3_000));
+    const asked = Date.now();
+    const refused = await route();
+    expect(Date.now() - asked).toBeLessThan(1_000);
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+
+    await eventually(
+      async () => ((await route().catch(() => undefined))?.status === 401 ? true : undefined),
+      15_000,
+      'served again',
+    );
+  });
+
+  it('a synchronous wait ends on time, its job’s state unknown, instead of waiting for Redis', async () => {
+    const redisUrl = await ownRedis();
+    const redis = connectRedis(redisUrl);
+    redis.on('error', () => undefined);
+    const queue = testQueue(redis, `cgt-${randomId(8)}`);
+    try {
+      await queue.ready();
+      const submitted = queue.submit(
+        { op: 'me', tenantId: 't', accountId: 'acct_1', lane: 'platform:1', input: {}, at: Date.now() },
+        1_500,
+      );
+      await new Promise((done) => setTimeout(done, 500));
+      await redisCommand(redisUrl, 'CLIENT', 'PAUSE', '4000', 'ALL');
+      const asked = Date.now();
+      const { result } = await submitted;
+      // The wait's own end (1.5 s from the submit) and at most a second's read of the job.
+      expect(Date.now() - asked).toBeLessThan(3_000);
+      expect(result).toEqual({ state: 'pending', jobState: 'unknown' });
+    } finally {
+      await queue.close();
+      redis.disconnect();
+    }
+  });
+
+  it('a worker told to stop exits within its bound while Redis is away', async () => {
+    const redisUrl = await ownRedis();
+    const worker = spawn(process.execPath, ['--import', 'tsx', 'apps/worker/src/main.ts'], {
+      cwd: root,
+      env: {
+        ...baseEnv(),
+        REDIS_URL: redisUrl,
+        LOG_LEVEL: 'info',
+        SHUTDOWN_GRACE_MS: '500',
+        PLATFORM_TIMEOUT_MS: '500',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.push(worker);
+    let output = '';
+    for (const stream of [worker.stdout, worker.stderr]) stream?.on('data', (chunk) => (output += chunk));
+    await eventually(async () => (output.includes('worker started') ? true : undefined), 30_000, 'worker up');
+
+    await redisCommand(redisUrl, 'SHUTDOWN', 'NOSAVE');
+    await eventually(
+      async () => (output.includes('cannot be reached') ? true : undefined),
+      10_000,
+      'Redis gone',
+    );
+    const exited = new Promise<number | null>((done) => worker.once('exit', (code) => done(code)));
+    const stopped = Date.now();
+    worker.kill('SIGTERM');
+    // The grace (0.5 s), then at most 3 × PLATFORM_TIMEOUT_MS + 5 s for the forced close.
+    const code = await Promise.race([
+      exited,
+      new Promise<'running'>((done) => setTimeout(done, 15_000, 'running')),
+    ]);
+    expect(code).not.toBe('running');
+    expect(Date.now() - stopped).toBeLessThan(10_000);
   });
 });

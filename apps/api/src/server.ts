@@ -1,4 +1,5 @@
 import { ErrorBodySchema, GatewayError } from '@cg/contract';
+import { redisPulse } from '@cg/store';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
@@ -147,6 +148,8 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  const pulse = redisPulse(context.redis);
+  app.addHook('onClose', async () => pulse.stop());
   const refusal = (url: string): GatewayError | undefined => {
     if (closing)
       return new GatewayError(
@@ -154,7 +157,8 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
         'this gateway process is stopping; nothing was queued: try again',
         1,
       );
-    if (context.redis.status === 'ready' || SERVED_WITHOUT_REDIS.test(url)) return undefined;
+    if ((context.redis.status === 'ready' && pulse.answering()) || SERVED_WITHOUT_REDIS.test(url))
+      return undefined;
     return new GatewayError(
       'SERVICE_UNAVAILABLE',
       "the gateway's datastore cannot be reached; nothing was queued: try again shortly",

@@ -53,15 +53,17 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
       operations.run().catch((error: unknown) => log.error({ err: error }, 'worker stopped'));
     },
     close: async () => {
-      const closing = operations.close();
-      const grace = new Promise<'timeout'>((resolve) =>
-        setTimeout(resolve, config.SHUTDOWN_GRACE_MS, 'timeout').unref(),
-      );
-      if ((await Promise.race([closing, grace])) === 'timeout') {
+      const after = (ms: number) =>
+        new Promise<'timeout'>((resolve) => setTimeout(resolve, ms, 'timeout').unref());
+      const graceful = operations.close().then(() => client.close());
+      if ((await Promise.race([graceful, after(config.SHUTDOWN_GRACE_MS)])) === 'timeout') {
         log.warn('in-flight jobs did not finish within the grace period; closing anyway');
-        await operations.close(true);
+        // Only the platform calls already sent go on, each bounded (connect, headers, body). BullMQ's
+        // close needs Redis, which may be away for as long as it likes: the process does not wait.
+        const forced = operations.close(true).then(() => client.close());
+        if ((await Promise.race([forced, after(3 * config.PLATFORM_TIMEOUT_MS + 5_000)])) === 'timeout')
+          log.error('could not close the queue (is Redis away?); exiting anyway');
       }
-      await client.close();
       redis.disconnect();
     },
   };

@@ -37,6 +37,9 @@ export const jobKeyPrefix = (prefix: string) => `${queuePrefix(prefix)}:${OPERAT
  */
 export const PARK_MS = 60 * 60_000;
 
+/** How long a wait that ended reads its job before answering it pending, state unknown. */
+const FINAL_READ_MS = 1_000;
+
 /** Requests admitted together at most, and so the most reads one batch job carries. */
 export const MAX_BATCH = 32;
 
@@ -443,8 +446,9 @@ export class OperationsQueue {
     try {
       const result = await Promise.race([settled, timeout, this.stopped.promise]);
       if (result !== 'timeout' && result !== undefined) return result;
-      // Read the job once: its result may have landed between two event reads.
-      const view = await this.get(jobId);
+      // Read the job once: its result may have landed between two event reads. A Redis that does not
+      // answer does not hold the wait past its end: the job's state is then unknown.
+      const view = await within(this.get(jobId), FINAL_READ_MS);
       return view ? resultOf(view) : { state: 'pending', jobState: 'unknown' };
     } finally {
       clearTimeout(timer);
@@ -489,6 +493,19 @@ export class OperationsQueue {
       if (!this.waiters.has(id) || (await this.queue.getJob(id))) continue;
       this.settle(id, { state: 'failed', failedReason });
     }
+  }
+}
+
+/** `promise`'s value, or null if it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(resolve, ms, null);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -16,7 +16,7 @@ export {
 export { type ApiKeyInfo, ApiKeyStore, TENANT_PATTERN } from './api-keys';
 export { newId, randomId, sha256 } from './ids';
 export { storeKeys } from './keys';
-export { connectRedis, type Redis, redisAddress, watchRedis } from './redis';
+export { connectRedis, type Redis, redisAddress, redisPulse, watchRedis } from './redis';
 
 export interface Store {
   apiKeys: ApiKeyStore;

@@ -34,6 +34,33 @@ export function watchRedis(
     logger.info({ redis: where }, `Redis at ${where} is reachable again`);
   });
 }
+/**
+ * Whether Redis answers, which a ready connection does not say: Redis can hold its connections open
+ * and answer nothing (`CLIENT PAUSE`, a long script, a stalled host), and every command then waits.
+ * A PING every `everyMs` (one at a time, on the connection itself, so behind whatever it waits for)
+ * tells it: Redis is answering while the last reply came less than `staleMs` ago.
+ */
+export function redisPulse(redis: Redis, everyMs = 1_000, staleMs = 2_000) {
+  let answeredAt = Date.now();
+  let asking = false;
+  const timer = setInterval(() => {
+    if (asking) return;
+    asking = true;
+    redis.ping().then(
+      () => {
+        answeredAt = Date.now();
+        asking = false;
+      },
+      () => {
+        asking = false;
+      },
+    );
+  }, everyMs).unref();
+  return {
+    answering: () => Date.now() - answeredAt < staleMs,
+    stop: () => clearInterval(timer),
+  };
+}
 export type { Redis } from 'ioredis';
 
 /** `host:port` of a connection, for messages: never its URL, which may hold a password. */
