@@ -2,6 +2,7 @@ import { PlatformProfile } from '@cg/operations';
 import { parseKeyring } from '@cg/secrets';
 import { createStore } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_TWOFA_ATTEMPTS } from '../../apps/worker/src/connector';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
 import { eventually } from '../support/processes';
@@ -133,6 +134,25 @@ describe('connect', () => {
     expect(done.body.data.account_id).toMatch(/^acct_/);
     expect(done.body.data.data.response.accountId).toBe(twofa.platformAccountId);
     secrets.add(done.body.data.data.response.token);
+  });
+
+  it('takes MAX_TWOFA_ATTEMPTS attempts of one token, then asks for a new /connect', async () => {
+    const credentials = connectCredentials(stack, 'creator_2fa', 'Two', 'GB');
+    const started = await gw(stack, 'POST', '/connect', { body: credentials });
+    const verify = (password: string) =>
+      gw(stack, 'POST', '/verify-2fa', {
+        body: {
+          ...credentials,
+          password,
+          twoFactorToken: started.body.data.twofa_token,
+          twoFactorCode: account(stack, 'creator_2fa').twofaCode,
+        },
+      });
+    for (let n = 0; n < MAX_TWOFA_ATTEMPTS; n++)
+      expectError(await verify('wrong'), 400, 'INVALID_CREDENTIALS');
+    const spent = await verify(credentials.password);
+    expectError(spent, 400, 'TWOFA_TOKEN_EXPIRED');
+    expect(spent.body.message).toContain('call /connect again');
   });
 
   it('refuses a twofa token of another tenant or an unknown one', async () => {

@@ -5,6 +5,9 @@ import type { PlatformClient, UpstreamSession } from '@cg/platform-client';
 import type { ProcessorContext } from '@cg/queue';
 import type { AccountStore } from '@cg/store';
 
+/** Second-factor attempts one twoFactorToken takes, right or wrong. */
+export const MAX_TWOFA_ATTEMPTS = 10;
+
 /** Links platform accounts to a tenant: login, second factor, and storing the sealed result. */
 export class AccountConnector implements Connector {
   constructor(
@@ -49,6 +52,14 @@ export class AccountConnector implements Connector {
       throw new GatewayError(
         'TWOFA_TOKEN_EXPIRED',
         'twoFactorToken is unknown, expired or was issued for another username: call /connect again',
+      );
+    }
+    // The connect job and every attempt are removed with the account, which remembers 16 jobs.
+    const earlier = await this.accounts.pendingTwofaJobs(this.tenantId, request.twoFactorToken);
+    if (earlier.length > MAX_TWOFA_ATTEMPTS) {
+      throw new GatewayError(
+        'TWOFA_TOKEN_EXPIRED',
+        `twoFactorToken was tried ${MAX_TWOFA_ATTEMPTS} times: call /connect again`,
       );
     }
     // Linked first: whatever this attempt's outcome, its input holds a password.
