@@ -310,10 +310,23 @@ describe("the router's and the HTTP parser's refusals", () => {
     }
   });
 
-  it('answers broken percent-encoding with 400 in the error shape', async () => {
+  it('answers broken percent-encoding with 400 in the error shape, in the path or the query', async () => {
     const response = await gw(stack, 'GET', `/${accountId}/lists/%ZZ`);
     expectBadRequest(response, 'not a valid URL');
     expectRequestId(response.body);
+    const before = await upstreamCalls();
+    // Not UTF-8, a surrogate's bytes, no hex, a bare "%": each used to be searched for as it stood.
+    for (const search of ['%FF', '%ED%A0%80', '%ZZ', '100%']) {
+      const query = await gw(stack, 'GET', `/${accountId}/subscribers?status=active&search=${search}`);
+      expectBadRequest(query, 'percent-encoded UTF-8');
+    }
+    expect(await upstreamCalls()).toBe(before);
+    const encoded = await gw(
+      stack,
+      'GET',
+      `/${accountId}/subscribers?status=active&search=caf%C3%A9%2025%25`,
+    );
+    expect(encoded.status).toBe(200);
   });
 
   it('gives a request without a Host header (HTTP/1.0) a status URL that is a path, not a bogus host', async () => {

@@ -23,7 +23,7 @@ import { registerJobRoutes } from './job-routes';
 import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
-import { decimalNumbersFirst, jsonBodyProblem, jsonBytesProblem } from './validation';
+import { decimalNumbersFirst, jsonBodyProblem, jsonBytesProblem, queryProblem } from './validation';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -167,7 +167,11 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   };
   app.addHook('onRequest', async (request, reply) => {
     const refused = refusal(request.url);
-    return refused === undefined ? undefined : sendError(reply, request, refused);
+    if (refused !== undefined) return sendError(reply, request, refused);
+    const unreadable = queryProblem(request.url);
+    return unreadable === undefined
+      ? undefined
+      : sendError(reply, request, new GatewayError('BAD_REQUEST', unreadable));
   });
   // While it stops, every answer closes its connection, so that a keep-alive client moves to another
   // process instead of holding this one open.

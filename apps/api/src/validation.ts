@@ -59,6 +59,21 @@ export function jsonBytesProblem(headers: IncomingHttpHeaders, body: Buffer): st
   return isUtf8(body) ? undefined : 'the body is not valid UTF-8';
 }
 
+/**
+ * Why a request's query string cannot be read, else undefined. Fastify's parser keeps a broken
+ * escape as it is (`search=%FF` searched for the text "%FF"); a query must be percent-encoded UTF-8.
+ */
+export function queryProblem(url: string): string | undefined {
+  const at = url.indexOf('?');
+  if (at < 0 || !url.includes('%', at)) return undefined;
+  try {
+    decodeURIComponent(url.slice(at + 1));
+    return undefined;
+  } catch {
+    return 'the query string is not valid percent-encoded UTF-8 (a "%" is written %25)';
+  }
+}
+
 /** How deep a JSON body may nest. The contract's bodies need four levels at most. */
 export const MAX_JSON_DEPTH = 32;
 
