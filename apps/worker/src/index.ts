@@ -58,8 +58,9 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
       const graceful = operations.close().then(() => client.close());
       if ((await Promise.race([graceful, after(config.SHUTDOWN_GRACE_MS)])) === 'timeout') {
         log.warn('in-flight jobs did not finish within the grace period; closing anyway');
-        // Only the platform calls already sent go on, each bounded (connect, headers, body). BullMQ's
-        // close needs Redis, which may be away for as long as it likes: the process does not wait.
+        // Only the platform calls already sent go on, each bounded (connect, headers, body); the
+        // jobs' next calls are not sent, and they are retried elsewhere. BullMQ's close needs
+        // Redis, which may be away for as long as it likes: the process does not wait for it.
         const forced = operations.close(true).then(() => client.close());
         if ((await Promise.race([forced, after(3 * config.PLATFORM_TIMEOUT_MS + 5_000)])) === 'timeout')
           log.error('could not close the queue (is Redis away?); exiting anyway');

@@ -45,6 +45,13 @@ export class RetryableError extends Error {
   }
 }
 
+/** A call a stopping worker did not send: the job is tried again, by another worker. */
+function notSentStopping(): RetryableError {
+  return new RetryableError(
+    new GatewayError('SERVICE_UNAVAILABLE', 'the worker stopped before sending this call; try again'),
+  );
+}
+
 export interface ProcessorContext {
   jobId: string;
   /** Call just before each request leaves for the platform (write ledger, media-stats gap). */
@@ -76,7 +83,10 @@ export interface WorkerOptions {
 export interface OperationsWorker {
   worker: Worker<QueuedData, StoredOutcome | BatchOutcome>;
   run(): Promise<void>;
-  /** Stops taking jobs; waits for the running ones (or not, with `force`). */
+  /**
+   * Stops taking jobs and waits for the running ones; with `force` (also after a graceful close
+   * began), they send no further platform call: each call not yet sent fails as retryable.
+   */
   close(force?: boolean): Promise<void>;
 }
 
@@ -245,6 +255,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
       const outcome = await processor(job.data, {
         jobId,
         beforeCall: async (write) => {
+          if (stopping) throw notSentStopping();
           await gate.pass();
           calls += 1;
           if (write && !(await ledger.markSent(jobId, attemptToken))) throw outcomeUnknown();
@@ -363,6 +374,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
           beforeCall: async (write) => {
             // Only reads are batched (canBatch); a write here would escape the write ledger.
             if (write) throw new GatewayError('INTERNAL', `operation ${item.payload.op} wrote from a batch`);
+            if (stopping) throw notSentStopping();
             await gate.pass();
           },
           afterWrite: () => {},
@@ -473,6 +485,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     }
   };
   let timer: NodeJS.Timeout | undefined;
+  /** Set by a forced close: no call leaves any more; the jobs are retried elsewhere. */
+  let stopping = false;
 
   return {
     worker,
@@ -485,6 +499,8 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     },
     close: async (force = false) => {
       clearInterval(timer);
+      // BullMQ's close answers a second call with the first's promise, so forcing is done here.
+      if (force) stopping = true;
       await worker.close(force);
       await releases.drain();
       await queue.close();
