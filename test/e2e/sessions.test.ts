@@ -146,7 +146,7 @@ describe('re-logins across worker processes', () => {
 });
 
 describe('a call the platform refuses with 401 whatever the session', () => {
-  it('fails that request alone when the session holds for the account’s profile: no pause', async () => {
+  it('fails that request alone when the session holds for the account’s profile: no login, no pause', async () => {
     const id = await connectAccount(stack, 'creator_demo');
     await injectFault(stack, {
       account: 'creator_demo',
@@ -154,9 +154,11 @@ describe('a call the platform refuses with 401 whatever the session', () => {
       kind: 'error',
       status: 401,
     });
+    await resetObservations(stack);
     const albums = await gw(stack, 'GET', `/${id}/vault/albums`, { headers: { prefer: 'wait=5' } });
     expectError(albums, 502, 'UPSTREAM_ERROR');
     expect(albums.body.message).toContain('session is valid');
+    expect(await logins('creator_demo')).toBe(0);
     expect((await gw(stack, 'GET', `/${id}/me`, { headers: { prefer: 'wait=5' } })).status).toBe(200);
   });
 });

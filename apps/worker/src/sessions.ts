@@ -53,16 +53,17 @@ export class AccountSessions {
         return await this.client.call<T>(session, endpoint, args);
       } catch (error) {
         if (!isExpired(error)) throw error;
+        // A session that still holds for the account's own profile was not ended: it is this call
+        // the platform refuses, and only this job fails; no login is spent on it.
+        if (endpoint !== 'accountMe' && (await this.holds(session)))
+          throw new GatewayError(
+            'UPSTREAM_ERROR',
+            'the platform refuses this call for the account (401), though its session is valid',
+          );
         // The platform ended the new session too, while this call was on its way: nothing says the
         // password is wrong, so the job is tried again later (the platform applied nothing), and the
-        // whole account waits, as on a 429. Unless the session holds for the account's own profile:
-        // then it is this call the platform refuses, and only this job fails.
+        // whole account waits, as on a 429.
         if (renewals === MAX_RENEWALS) {
-          if (endpoint !== 'accountMe' && (await this.holds(session)))
-            throw new GatewayError(
-              'UPSTREAM_ERROR',
-              'the platform refuses this call for the account (401), though its session is valid',
-            );
           throw new RetryableError(
             new GatewayError(
               'UPSTREAM_UNAVAILABLE',
@@ -83,8 +84,9 @@ export class AccountSessions {
     try {
       await this.client.call(session, 'accountMe');
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      if (isExpired(error)) return false;
+      throw error;
     }
   }
 
