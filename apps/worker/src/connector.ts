@@ -54,16 +54,17 @@ export class AccountConnector implements Connector {
         'twoFactorToken is unknown, expired or was issued for another username: call /connect again',
       );
     }
-    // The connect job and every attempt are removed with the account, which remembers 16 jobs.
-    const earlier = await this.accounts.pendingTwofaJobs(this.tenantId, request.twoFactorToken);
-    if (earlier.length > MAX_TWOFA_ATTEMPTS) {
+    // Linked first: whatever this attempt's outcome, its input holds a password.
+    await this.accounts.notePendingTwofaAttempt(this.tenantId, request.twoFactorToken, this.job.jobId);
+    // The connect job and the attempts (a retried one once) are removed with the account, which
+    // remembers 16 jobs. Counted after linking, so two attempts at once cannot both slip in.
+    const linked = new Set(await this.accounts.pendingTwofaJobs(this.tenantId, request.twoFactorToken));
+    if (linked.size - 1 > MAX_TWOFA_ATTEMPTS) {
       throw new GatewayError(
         'TWOFA_TOKEN_EXPIRED',
         `twoFactorToken was tried ${MAX_TWOFA_ATTEMPTS} times: call /connect again`,
       );
     }
-    // Linked first: whatever this attempt's outcome, its input holds a password.
-    await this.accounts.notePendingTwofaAttempt(this.tenantId, request.twoFactorToken, this.job.jobId);
     // The password is the one the platform accepted at /connect, which is the one stored; another is
     // refused before the code is spent, so the token stays usable.
     if (!samePassword(request.password, pending.password)) {
