@@ -249,12 +249,17 @@ describe.skipIf(!hasRedisServer)('while Redis holds its connections and answers 
         1_500,
       );
       await new Promise((done) => setTimeout(done, 500));
-      await redisCommand(redisUrl, 'CLIENT', 'PAUSE', '4000', 'ALL');
+      await redisCommand(redisUrl, 'CLIENT', 'PAUSE', '6000', 'ALL');
       const asked = Date.now();
-      const { result } = await submitted;
+      const { jobId, result } = await submitted;
       // The wait's own end (1.5 s from the submit) and at most a second's read of the job.
       expect(Date.now() - asked).toBeLessThan(3_000);
       expect(result).toEqual({ state: 'pending', jobState: 'unknown' });
+      // A request following that job (an identical one, a repeated Idempotency-Key) does not wait
+      // for Redis either: its first read and its last are bounded.
+      const following = Date.now();
+      expect(await queue.follow(jobId, 300)).toEqual({ state: 'pending', jobState: 'unknown' });
+      expect(Date.now() - following).toBeLessThan(2_500);
     } finally {
       await queue.close();
       redis.disconnect();

@@ -95,8 +95,8 @@ const CODE_KINDS: ReadonlyMap<number, PlatformErrorKind> = new Map<number, Platf
 
 /**
  * The longest wait a Retry-After may ask for. The account's calls all wait for it, so a platform's
- * slip (or a date years ahead) would stop the account for good; after an hour one call asks again,
- * and a platform that still means it answers 429 again.
+ * slip (or a date years ahead) would stop the account for good; after an hour its calls start again
+ * at its pace, and a platform that still means it answers 429 again.
  */
 export const MAX_RETRY_AFTER_MS = 3_600_000;
 

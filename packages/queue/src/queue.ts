@@ -427,12 +427,22 @@ export class OperationsQueue {
   /** Waits up to `waitMs` for a job someone else added; it may have finished already. */
   async follow(jobId: string, waitMs: number): Promise<WaitResult> {
     const settled = this.register(jobId);
+    const until = Date.now() + waitMs;
     try {
-      // Absent: its adder is about to add it; the registered waiter hears its result either way.
-      const view = await this.get(jobId);
-      const now: WaitResult = view ? resultOf(view) : { state: 'pending', jobState: 'waiting' };
+      // Absent: its adder is about to add it; the registered waiter hears its result either way. A
+      // Redis that does not answer within the wait leaves the rest of the wait to `race`.
+      const view = await within(
+        this.get(jobId).then((found) => found ?? 'absent'),
+        Math.max(waitMs, FINAL_READ_MS),
+      );
+      const now: WaitResult =
+        view === null
+          ? { state: 'pending', jobState: 'unknown' }
+          : view === 'absent'
+            ? { state: 'pending', jobState: 'waiting' }
+            : resultOf(view);
       if (now.state !== 'pending' || waitMs <= 0) return now;
-      return await this.race(jobId, settled.promise, waitMs);
+      return await this.race(jobId, settled.promise, Math.max(0, until - Date.now()));
     } finally {
       settled.dispose();
     }

@@ -38,26 +38,21 @@ export function watchRedis(
  * Whether Redis answers, which a ready connection does not say: Redis can hold its connections open
  * and answer nothing (`CLIENT PAUSE`, a long script, a stalled host), and every command then waits.
  * A PING every `everyMs` (one at a time, on the connection itself, so behind whatever it waits for)
- * tells it: Redis is answering while the last reply came less than `staleMs` ago.
+ * tells it: Redis is not answering once a PING has waited `staleMs` for its reply.
  */
 export function redisPulse(redis: Redis, everyMs = 1_000, staleMs = 2_000) {
-  let answeredAt = Date.now();
-  let asking = false;
+  /** When the PING still waiting for its reply was sent; undefined when none waits. */
+  let askedAt: number | undefined;
   const timer = setInterval(() => {
-    if (asking) return;
-    asking = true;
-    redis.ping().then(
-      () => {
-        answeredAt = Date.now();
-        asking = false;
-      },
-      () => {
-        asking = false;
-      },
-    );
+    if (askedAt !== undefined) return;
+    askedAt = Date.now();
+    const answered = () => {
+      askedAt = undefined;
+    };
+    redis.ping().then(answered, answered);
   }, everyMs).unref();
   return {
-    answering: () => Date.now() - answeredAt < staleMs,
+    answering: () => askedAt === undefined || Date.now() - askedAt < staleMs,
     stop: () => clearInterval(timer),
   };
 }
