@@ -45,6 +45,9 @@ export function validationMessage(
 const LONE_SURROGATE = /\p{Cs}/u;
 const LONE_SURROGATE_PROBLEM = 'the body holds a string with half of a surrogate pair (\\ud800-\\udfff)';
 
+/** Charsets whose bytes UTF-8 reads as they mean: its own names, and ASCII, a subset of it. */
+const UTF8_LABELS = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+
 /**
  * Why a JSON body's bytes cannot be read as the text they claim to be, else undefined. The body is
  * read as UTF-8 (RFC 8259 § 8.1); bytes that are not UTF-8 would otherwise become U+FFFD and reach
@@ -53,9 +56,10 @@ const LONE_SURROGATE_PROBLEM = 'the body holds a string with half of a surrogate
 export function jsonBytesProblem(headers: IncomingHttpHeaders, body: Buffer): string | undefined {
   const encoding = headers['content-encoding']?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') return 'the body must not be content-encoded (Content-Encoding)';
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
-    return 'send the body as UTF-8 JSON';
+  const charset = /;\s*charset\s*=\s*["']?([^"';\s]*)/i
+    .exec(headers['content-type'] ?? '')?.[1]
+    ?.toLowerCase();
+  if (charset !== undefined && !UTF8_LABELS.has(charset)) return 'send the body as UTF-8 JSON';
   return isUtf8(body) ? undefined : 'the body is not valid UTF-8';
 }
 
