@@ -99,27 +99,44 @@ describe.skipIf(!hasRedisServer)('a process started before its Redis', () => {
   }
 });
 
+/** Starts a redis-server of the test's own on `port` and waits until it answers; its URL. */
+async function startOwnRedis(port: number): Promise<string> {
+  startRedisOn(port);
+  const url = `redis://127.0.0.1:${port}`;
+  await eventually(
+    async () => {
+      const client = connectRedis(url, { maxRetriesPerRequest: 1 });
+      client.on('error', () => undefined);
+      try {
+        return (await client.ping()) === 'PONG' ? true : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        client.disconnect();
+      }
+    },
+    10_000,
+    'redis-server up',
+  );
+  return url;
+}
+
+/** A redis-server of the test's own on a free port, answering; its URL. */
+const ownRedis = async () => startOwnRedis(await freePort());
+
+/** Sends `args` on a connection of its own, which is then closed (SHUTDOWN never answers). */
+async function redisCommand(url: string, ...args: string[]): Promise<void> {
+  const admin = connectRedis(url, { maxRetriesPerRequest: 1 });
+  admin.on('error', () => undefined);
+  await admin.call(args[0] as string, ...args.slice(1)).catch(() => undefined);
+  admin.disconnect();
+}
+
 describe.skipIf(!hasRedisServer)('the API while Redis is away', () => {
   it('answers 503 at once (/healthz degraded, other routes SERVICE_UNAVAILABLE), then serves again', async () => {
     const redisPort = await freePort();
     const startRedis = () => startRedisOn(redisPort);
-    startRedis();
-    const redisUrl = `redis://127.0.0.1:${redisPort}`;
-    await eventually(
-      async () => {
-        const client = connectRedis(redisUrl, { maxRetriesPerRequest: 1 });
-        client.on('error', () => undefined);
-        try {
-          return (await client.ping()) === 'PONG' ? true : undefined;
-        } catch {
-          return undefined;
-        } finally {
-          client.disconnect();
-        }
-      },
-      10_000,
-      'redis-server up',
-    );
+    const redisUrl = await startOwnRedis(redisPort);
     const port = await freePort();
     const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
       cwd: root,
@@ -135,11 +152,7 @@ describe.skipIf(!hasRedisServer)('the API while Redis is away', () => {
     };
     await eventually(() => health().catch(() => undefined), 30_000, 'the API up');
 
-    const admin = connectRedis(redisUrl, { maxRetriesPerRequest: 1 });
-    admin.on('error', () => undefined);
-    // The server closes the connection as it shuts down, so the command never gets its answer.
-    await admin.call('SHUTDOWN', 'NOSAVE').catch(() => undefined);
-    admin.disconnect();
+    await redisCommand(redisUrl, 'SHUTDOWN', 'NOSAVE');
     const asked = Date.now();
     expect(await health()).toEqual({ status: 503, body: { status: 'degraded', redis: 'down' } });
     expect(Date.now() - asked).toBeLessThan(3_000);
@@ -173,37 +186,6 @@ describe.skipIf(!hasRedisServer)('the API while Redis is away', () => {
     expect((await route()).status).toBe(401);
   });
 });
-
-/** A redis-server of the test's own on a free port, answering; its URL. */
-async function ownRedis(): Promise<string> {
-  const port = await freePort();
-  startRedisOn(port);
-  const url = `redis://127.0.0.1:${port}`;
-  await eventually(
-    async () => {
-      const client = connectRedis(url, { maxRetriesPerRequest: 1 });
-      client.on('error', () => undefined);
-      try {
-        return (await client.ping()) === 'PONG' ? true : undefined;
-      } catch {
-        return undefined;
-      } finally {
-        client.disconnect();
-      }
-    },
-    10_000,
-    'redis-server up',
-  );
-  return url;
-}
-
-/** Sends `args` on a connection of its own, which is then closed. */
-async function redisCommand(url: string, ...args: string[]): Promise<void> {
-  const admin = connectRedis(url, { maxRetriesPerRequest: 1 });
-  admin.on('error', () => undefined);
-  await admin.call(args[0] as string, ...args.slice(1)).catch(() => undefined);
-  admin.disconnect();
-}
 
 describe.skipIf(!hasRedisServer)('while Redis holds its connections and answers nothing', () => {
   it('the API refuses new requests at once (503), and serves again when Redis answers', async () => {
