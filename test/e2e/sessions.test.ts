@@ -38,6 +38,9 @@ const logins = async (username: string) => (await simRequests(stack, username))[
 const status = async (id: string) =>
   (await gw(stack, 'GET', '/accounts')).body.data.accounts.find((a: any) => a.accountId === id)?.status;
 const expire = (username: string) => injectFault(stack, { kind: 'sessionExpiry', account: username });
+/** Every request of the account to `path` is answered 401, whatever its session. */
+const refuse401 = (username: string, path: string) =>
+  injectFault(stack, { account: username, path, kind: 'error', status: 401 });
 /** The account's next login is held `ms` at the sandbox. */
 const slowLogin = (username: string, ms: number) =>
   slowDown(stack, username, '/api/v1/login', ms, { method: 'POST', count: 1 });
@@ -148,12 +151,7 @@ describe('re-logins across worker processes', () => {
 describe('a call the platform refuses with 401 whatever the session', () => {
   it('fails that request alone when the session holds for the account’s profile: no login, no pause', async () => {
     const id = await connectAccount(stack, 'creator_demo');
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/vault/albumsnew',
-      kind: 'error',
-      status: 401,
-    });
+    await refuse401('creator_demo', '/api/v1/vault/albumsnew');
     await resetObservations(stack);
     const albums = await gw(stack, 'GET', `/${id}/vault/albums`, { headers: { prefer: 'wait=5' } });
     expectError(albums, 502, 'UPSTREAM_ERROR');
@@ -167,12 +165,7 @@ describe('a call the platform refuses with 401 whatever the session', () => {
 describe('sessions the platform never lets hold', () => {
   it('pause the whole account instead of logging in again for each job as fast as logins come back', async () => {
     const id = await connectAccount(stack, 'creator_demo');
-    await injectFault(stack, {
-      account: 'creator_demo',
-      path: '/api/v1/account/me',
-      kind: 'error',
-      status: 401,
-    });
+    await refuse401('creator_demo', '/api/v1/account/me');
     await resetObservations(stack);
     const respondAsync = { headers: { prefer: 'respond-async' } };
     const accepted = await Promise.all([1, 2, 3, 4].map(() => gw(stack, 'GET', `/${id}/me`, respondAsync)));
