@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '@cg/contract';
 import type { Connector, ConnectRequest, ConnectResult } from '@cg/operations';
 import type { PlatformClient, UpstreamSession } from '@cg/platform-client';
 import type { ProcessorContext } from '@cg/queue';
-import type { AccountStore } from '@cg/store';
+import { type AccountStore, sha256 } from '@cg/store';
 
 /** Second-factor attempts one twoFactorToken takes, right or wrong. */
 export const MAX_TWOFA_ATTEMPTS = 10;
@@ -103,9 +103,7 @@ export class AccountConnector implements Connector {
   }
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /** Compared in constant time, as digests, so the comparison tells nothing of the stored password. */
 function samePassword(given: string, stored: string): boolean {
-  return timingSafeEqual(digest(given), digest(stored));
+  return timingSafeEqual(Buffer.from(sha256(given)), Buffer.from(sha256(stored)));
 }
