@@ -199,9 +199,10 @@ export class PlatformClient {
 
   /** A transport failure, the body's deadline included; an answer too large to read is a bad response. */
   #failure(name: EndpointName, def: EndpointDef, err: unknown): PlatformError {
-    if (errorCode(err) === TOO_LARGE_CODE)
+    const code = errorCode(err);
+    if (code === TOO_LARGE_CODE)
       return badResponse(name, `answer larger than ${this.#maxResponseBytes} bytes`, def);
-    if (errorCode(err) === BODY_DEADLINE_CODE)
+    if (code === BODY_DEADLINE_CODE)
       return networkError(name, def, err, `no whole body within ${this.#bodyDeadlineMs} ms of the headers`);
     return networkError(name, def, err);
   }

@@ -78,10 +78,11 @@ async function stepUp(
   call: OperationContext['call'],
 ): Promise<{ code: string; token: string } | undefined> {
   const code = twofa.code.trim();
-  const unconfirmed = new GatewayError(
-    'UPSTREAM_ERROR',
-    'the platform did not confirm the two-factor code; nothing was deleted',
-  );
+  const unconfirmed = () =>
+    new GatewayError(
+      'UPSTREAM_ERROR',
+      'the platform did not confirm the two-factor code; nothing was deleted',
+    );
   let verified: unknown;
   try {
     verified = await call('twofaSessionVerify', {
@@ -90,11 +91,11 @@ async function stepUp(
   } catch (error) {
     if (isRefusal(error)) return undefined;
     // An answer that is not the token's object (null, `true`): the deletion was not sent either.
-    if (error instanceof PlatformError && error.kind === 'bad_response') throw unconfirmed;
+    if (error instanceof PlatformError && error.kind === 'bad_response') throw unconfirmed();
     throw error;
   }
   const token = str(obj(verified).token);
-  if (token === '') throw unconfirmed;
+  if (token === '') throw unconfirmed();
   return { code, token };
 }
 
