@@ -449,20 +449,13 @@ export class OperationsQueue {
   }
 
   private async race(jobId: string, settled: Promise<WaitResult>, waitMs: number): Promise<WaitResult> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), waitMs);
-    });
-    try {
-      const result = await Promise.race([settled, timeout, this.stopped.promise]);
-      if (result !== 'timeout' && result !== undefined) return result;
-      // Read the job once: its result may have landed between two event reads. A Redis that does not
-      // answer does not hold the wait past its end: the job's state is then unknown.
-      const view = await within(this.get(jobId), FINAL_READ_MS);
-      return view ? resultOf(view) : { state: 'pending', jobState: 'unknown' };
-    } finally {
-      clearTimeout(timer);
-    }
+    // Undefined: the process stops waiting; null: the wait ran out.
+    const result = await within(Promise.race([settled, this.stopped.promise]), waitMs);
+    if (result) return result;
+    // Read the job once: its result may have landed between two event reads. A Redis that does not
+    // answer does not hold the wait past its end: the job's state is then unknown.
+    const view = await within(this.get(jobId), FINAL_READ_MS);
+    return view ? resultOf(view) : { state: 'pending', jobState: 'unknown' };
   }
 
   private register(jobId: string): Waiter {
