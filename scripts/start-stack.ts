@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { loadEgressPlan, loadGatewayConfig } from '@cg/config';
 import { generateKey } from '@cg/secrets';
 import { randomId } from '@cg/store';
 import { ensureRedis } from './lib/redis';
@@ -108,12 +109,18 @@ for (let i = 1; i <= workers; i++)
   start(workers === 1 ? 'worker' : `worker-${i}`, 'apps/worker/src/main.ts', shared);
 const apiUrl = `http://127.0.0.1:${port}`;
 await waitForHealthy(`${apiUrl}/healthz`);
+const egress = loadEgressPlan(loadGatewayConfig({ ...env, ...shared }));
+const egressLine =
+  egress === null
+    ? "direct (no EGRESS_PROXIES: accounts leave from this machine's address)"
+    : [...egress.byCountry].map(([country, proxies]) => `${country} ×${proxies.length}`).join(', ');
 
 process.stdout.write(`
 creator-gateway is running
   API          ${apiUrl}/api/${env.PLATFORM_SLUG ?? 'fansly'}   (docs: ${apiUrl}/docs)
   API key      ${apiKey}   (tenant ${env.GATEWAY_BOOTSTRAP_TENANT ?? 'default'})
   Platform     ${platformUrl}${env.PLATFORM_URL ? '' : '   (sandbox; accounts: creator_demo, creator_2fa / sandbox-password)'}
+  Egress       ${egressLine}
   Redis        ${redis.url}   (${redis.source})
   Queues       ${apiUrl}/admin/queues   (admin / ${adminPassword})
 Press Ctrl-C to stop.

@@ -32,6 +32,11 @@ describe('a process started with a bad setting', () => {
         ['SYNC_WAIT_MS', '-5', 'invalid environment variable SYNC_WAIT_MS: must be >= 0'],
         ['LOG_LEVEL', 'loud', 'invalid environment variable LOG_LEVEL: must be one of'],
         ['ENCRYPTION_KEY', 'c2hvcnQ=', 'invalid environment variable ENCRYPTION_KEY'],
+        [
+          'EGRESS_PROXIES',
+          '{"US":["http://u:c2hvcnQ=@127.0.0.1:3128/x"]}',
+          'invalid environment variable EGRESS_PROXIES: US[0]: a proxy URL has no path',
+        ],
       ] as const) {
         const failure = await run(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`], {
           cwd: root,

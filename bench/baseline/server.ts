@@ -185,6 +185,8 @@ class MemoryConnector implements Connector {
       platformAccountId: String(outcome.session.accountId),
       username: request.username,
       status: 'connected',
+      egressId: '',
+      egressLabel: '',
       createdAt: now,
       updatedAt: now,
     };

@@ -1,7 +1,9 @@
+import { createLogger } from '@cg/config';
 import { PlatformClient } from '@cg/platform-client';
 import { parseKeyring } from '@cg/secrets';
 import { createStore } from '@cg/store';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Egress } from '../../apps/worker/src/egress';
 import { AccountSessions } from '../../apps/worker/src/sessions';
 import { expectError } from '../support/assert';
 import { connectAccount, connectCredentials } from '../support/common';
@@ -133,14 +135,17 @@ describe('re-logins across worker processes', () => {
     const client = new PlatformClient({ baseUrl: stack.simUrl, timeoutMs: 5_000, connections: 8 });
     // Two processes' sessions: each shares re-logins only within itself. Their lock would lapse
     // after 300 ms, but the login takes 1 s: it is renewed while the login runs.
-    const processes = [0, 1].map(() => new AccountSessions(client, store.accounts, 300));
+    const processes = [0, 1].map(() => new AccountSessions(store.accounts, 300));
+    const record = await store.accounts.get('t1', id);
+    const logger = createLogger({ level: 'silent', name: 'test' });
+    const route = await new Egress(client, null, store, logger).ofAccount('t1', record!);
     const stale = await store.accounts.session('t1', id);
     await slowLogin('creator_demo', 1_000);
     await expire('creator_demo');
     await resetObservations(stack);
 
     const answers = await Promise.all(
-      processes.map((sessions) => sessions.call<unknown>('t1', id, 'accountMe', {}, undefined, stale)),
+      processes.map((sessions) => sessions.call<unknown>('t1', id, route, 'accountMe', {}, undefined, stale)),
     );
     expect(answers.map((a) => JSON.stringify(a).includes('"creator_demo"'))).toEqual([true, true]);
     expect(await logins('creator_demo')).toBe(1);

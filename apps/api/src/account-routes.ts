@@ -12,6 +12,9 @@ const AccountSummary = Type.Object({
   username: Type.String({ description: 'platform username' }),
   platformAccountId: Type.String(),
   status: Type.Union([Type.Literal('connected'), Type.Literal('reauth_required')]),
+  egress: Type.String({
+    description: 'host:port of the proxy its platform calls leave through, or "direct"',
+  }),
   connectedAt: Type.Number({ description: 'Unix ms' }),
 });
 
@@ -89,6 +92,7 @@ function summary(account: AccountRecord) {
     username: account.username,
     platformAccountId: account.platformAccountId,
     status: account.status,
+    egress: account.egressLabel || 'direct',
     connectedAt: account.createdAt,
   };
 }

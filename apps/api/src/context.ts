@@ -1,4 +1,4 @@
-import type { GatewayConfig, Logger } from '@cg/config';
+import type { EgressPlan, GatewayConfig, Logger } from '@cg/config';
 import type { OperationsQueue } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { Redis, Store } from '@cg/store';
@@ -23,6 +23,8 @@ export interface ApiContext {
   queue: OperationsQueue;
   keyring: Keyring;
   logger: Logger;
+  /** The egress proxies (null: direct), for the countries a login may name. */
+  egress: EgressPlan | null;
 }
 
 declare module 'fastify' {

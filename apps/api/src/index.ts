@@ -1,4 +1,4 @@
-import { type GatewayConfig, type Logger, laneSettings } from '@cg/config';
+import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan } from '@cg/config';
 import { assertRegistry } from '@cg/operations';
 import { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
@@ -11,6 +11,7 @@ export { buildApi } from './server';
 /** Wires Redis, the store and the queue into a Fastify app; `close` releases them all. */
 export async function createApi(config: GatewayConfig, logger: Logger): Promise<FastifyInstance> {
   assertRegistry();
+  const egress = loadEgressPlan(config);
   const redis = connectRedis(config.REDIS_URL);
   watchRedis(redis, logger);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
@@ -29,7 +30,7 @@ export async function createApi(config: GatewayConfig, logger: Logger): Promise<
     onError: (error) => logger.error({ err: error }, 'waking queued jobs failed'),
   });
   await queue.ready();
-  const app = await buildApi({ config, redis, store, queue, keyring, logger });
+  const app = await buildApi({ config, redis, store, queue, keyring, logger, egress });
   // Stopping: synchronous waits may go on for SHUTDOWN_GRACE_MS, then answer 202 (the jobs go on).
   app.addHook('preClose', async () => {
     setTimeout(() => queue.stopWaiting(), config.SHUTDOWN_GRACE_MS).unref();

@@ -80,6 +80,7 @@ export function registerOperationRoutes(
         };
         const reason = op.check?.(input as never);
         if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
+        if (op.country) await checkEgress(context, op.country(input as never));
         const account = await resolveAccount(op, request, input, context, connected);
         const payloadFor = (jobId: string | undefined): JobPayload => ({
           op: op.name,
@@ -118,6 +119,33 @@ export function registerOperationRoutes(
         return sendResult(reply, request, answered.jobId, answered.result, context);
       },
     });
+  }
+}
+
+/**
+ * With egress proxies configured, a login from a country that has none is refused (400), and one
+ * whose country's proxies are all down waits for the first to come back (503), unless the fallback
+ * is direct.
+ */
+async function checkEgress({ egress, store }: ApiContext, country: string): Promise<void> {
+  if (egress === null) return;
+  const proxies = egress.byCountry.get(country);
+  if (proxies === undefined) {
+    const configured = [...egress.byCountry.keys()].join(', ');
+    throw new GatewayError(
+      'BAD_REQUEST',
+      `countryCode ${country} has no egress proxy; configured countries: ${configured}`,
+    );
+  }
+  if (egress.fallback === 'direct') return;
+  const down = await store.egress.downFor(proxies.map((proxy) => proxy.id));
+  if (down.every((ms) => ms > 0)) {
+    const seconds = Math.ceil(Math.min(...down) / 1000);
+    throw new GatewayError(
+      'UPSTREAM_UNAVAILABLE',
+      `every egress proxy of country ${country} is down; try again in ${seconds} s`,
+      seconds,
+    );
   }
 }
 

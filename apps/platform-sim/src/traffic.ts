@@ -82,6 +82,8 @@ export function cyrb53(text: string, seed = 0): number {
 /** Observations of one platform account since the last observations reset. */
 export class AccountObservation {
   readonly requests = new Map<string, number>();
+  /** Requests by the remote address they came from (an egress proxy's, through one). */
+  readonly remoteAddresses = new Map<string, number>();
   readonly responses = new Map<string, number>();
   totalRequests = 0;
   maxInFlight = 0;
@@ -97,9 +99,10 @@ export class AccountObservation {
     readonly username: string,
   ) {}
 
-  request(key: string): void {
+  request(key: string, remoteAddress: string): void {
     this.totalRequests += 1;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    this.remoteAddresses.set(remoteAddress, (this.remoteAddresses.get(remoteAddress) ?? 0) + 1);
   }
 
   response(status: string): void {
@@ -140,6 +143,7 @@ export class AccountObservation {
       username: this.username,
       requests: Object.fromEntries(this.requests),
       totalRequests: this.totalRequests,
+      remoteAddresses: Object.fromEntries(this.remoteAddresses),
       responses: Object.fromEntries(this.responses),
       maxInFlight: this.maxInFlight,
       mediaOfferCalls: this.mediaOfferCalls,

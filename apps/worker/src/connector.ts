@@ -1,9 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '@cg/contract';
 import type { Connector, ConnectRequest, ConnectResult } from '@cg/operations';
-import type { PlatformClient, UpstreamSession } from '@cg/platform-client';
+import type { UpstreamSession } from '@cg/platform-client';
 import type { ProcessorContext } from '@cg/queue';
 import { type AccountStore, sha256 } from '@cg/store';
+import type { Egress, Route } from './egress';
 
 /** Second-factor attempts one twoFactorToken takes, right or wrong. */
 export const MAX_TWOFA_ATTEMPTS = 10;
@@ -11,7 +12,8 @@ export const MAX_TWOFA_ATTEMPTS = 10;
 /** Links platform accounts to a tenant: login, second factor, and storing the sealed result. */
 export class AccountConnector implements Connector {
   constructor(
-    private readonly client: PlatformClient,
+    /** Logins leave through a proxy of the account's country, which the account then keeps. */
+    private readonly egress: Egress,
     private readonly accounts: AccountStore,
     private readonly tenantId: string,
     /** The job's hooks: the single-use second-factor login is a write (see WriteLedger). */
@@ -21,23 +23,27 @@ export class AccountConnector implements Connector {
   async connect(request: ConnectRequest): Promise<ConnectResult> {
     // Held to the username's lane (`loginLane`) like any call of an account.
     await this.job.beforeCall(false);
-    const deviceId = await this.client.getDeviceId();
-    const outcome = await this.client.login({
-      username: request.username,
-      password: request.password,
-      deviceId,
-    });
+    const route = await this.egress.forLogin(this.tenantId, request.username, request.countryCode);
+    const deviceId = await route.send((client) => client.getDeviceId());
+    const { username, password } = request;
+    const outcome = await route.send((client) => client.login({ username, password, deviceId }));
     if (outcome.kind === 'twofa') {
       // The caller gets a token of ours; the platform's twofa token stays sealed in Redis.
       const twofaToken = await this.accounts.putPendingTwofa(
         this.tenantId,
         request.username,
-        { upstreamToken: outcome.token, password: request.password, deviceId, email: outcome.email },
+        {
+          upstreamToken: outcome.token,
+          password: request.password,
+          deviceId,
+          email: outcome.email,
+          egressId: route.choice?.id ?? '',
+        },
         this.job.jobId,
       );
       return { kind: 'twofa', twofaToken, maskedEmail: outcome.email };
     }
-    return this.store(request, outcome.session, deviceId);
+    return this.store(request, outcome.session, deviceId, route);
   }
 
   async verifyTwofa(
@@ -71,21 +77,31 @@ export class AccountConnector implements Connector {
       throw new GatewayError('INVALID_CREDENTIALS', 'password differs from the one given to /connect');
     }
     await this.job.beforeCall(true);
-    const session = await this.client.loginTwofa({
-      token: pending.upstreamToken,
-      code: request.twoFactorCode,
-      deviceId: pending.deviceId,
-    });
+    // The second factor follows the login's proxy; the country is the one /connect was given.
+    const route = await this.egress.forLogin(
+      this.tenantId,
+      request.username,
+      request.countryCode,
+      pending.egressId,
+    );
+    const session = await route.send((client) =>
+      client.loginTwofa({
+        token: pending.upstreamToken,
+        code: request.twoFactorCode,
+        deviceId: pending.deviceId,
+      }),
+    );
     this.job.afterWrite();
     const jobIds = await this.accounts.pendingTwofaJobs(this.tenantId, request.twoFactorToken);
     await this.accounts.deletePendingTwofa(this.tenantId, request.twoFactorToken);
-    return this.store(request, session, pending.deviceId, jobIds);
+    return this.store(request, session, pending.deviceId, route, jobIds);
   }
 
   private async store(
     request: ConnectRequest,
     session: UpstreamSession,
     deviceId: string,
+    route: Route,
     /** The jobs of the connection this one completes (its connect and second-factor attempts). */
     earlier: string[] = [],
   ): Promise<ConnectResult> {
@@ -97,6 +113,7 @@ export class AccountConnector implements Connector {
       username: request.username,
       credentials: { username: request.username, password: request.password },
       session: { token: session.token, deviceId, deviceIdAt: Date.now() },
+      egress: route.choice,
       jobIds: [...new Set([...earlier, this.job.jobId])],
     });
     return { kind: 'connected', accountId: record.accountId, session: { ...session } };

@@ -16,7 +16,9 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
     const message =
       error.kind === 'rate_limited'
         ? 'the platform is rate limiting this account; try again later'
-        : 'the platform is unavailable; try again later';
+        : error.kind === 'proxy_failed'
+          ? 'the account’s egress proxy failed before the platform saw the request; try again later'
+          : 'the platform is unavailable; try again later';
     // A 429 is about the account, not this job: its whole lane waits (honouring Retry-After).
     const pauseAccount = error.kind === 'rate_limited';
     const delayMs = error.retryAfterMs ?? (pauseAccount ? DEFAULT_RATE_LIMIT_PAUSE_MS : undefined);

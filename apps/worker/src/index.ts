@@ -1,9 +1,10 @@
-import { type GatewayConfig, type Logger, laneSettings } from '@cg/config';
+import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan } from '@cg/config';
 import { assertRegistry } from '@cg/operations';
 import { PlatformClient } from '@cg/platform-client';
 import { startWorker } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, createStore, watchRedis } from '@cg/store';
+import { Egress } from './egress';
 import { createProcessor } from './processor';
 
 export interface GatewayWorker {
@@ -14,6 +15,7 @@ export interface GatewayWorker {
 
 export async function createGatewayWorker(config: GatewayConfig, logger: Logger): Promise<GatewayWorker> {
   assertRegistry();
+  const plan = loadEgressPlan(config);
   const redis = connectRedis(config.REDIS_URL);
   watchRedis(redis, logger);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
@@ -27,7 +29,8 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
   const log = logger.child({ module: 'worker' });
   // Renewed while the login runs; only a process that died holds it this long.
   const reloginLockMs = 2 * config.PLATFORM_TIMEOUT_MS + 5_000;
-  const operations = startWorker(createProcessor({ client, store, keyring, reloginLockMs }), {
+  const egress = new Egress(client, plan, store, log);
+  const operations = startWorker(createProcessor({ egress, store, keyring, reloginLockMs }), {
     redis,
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,

@@ -1,15 +1,16 @@
 import { GatewayError } from '@cg/contract';
 import { findOperation, type OperationContext } from '@cg/operations';
-import { endpoints, type PlatformClient } from '@cg/platform-client';
+import { endpoints } from '@cg/platform-client';
 import type { Processor } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { Store } from '@cg/store';
 import { AccountConnector } from './connector';
+import type { Egress, Route } from './egress';
 import { toFailure } from './failures';
 import { AccountSessions } from './sessions';
 
 export interface ProcessorDeps {
-  client: PlatformClient;
+  egress: Egress;
   store: Store;
   keyring: Keyring;
   /** How long a re-login may hold its account's lock (`AccountSessions`). */
@@ -17,8 +18,8 @@ export interface ProcessorDeps {
 }
 
 /** Runs one job: finds its operation, opens its sealed input, lends it a platform session. */
-export function createProcessor({ client, store, keyring, reloginLockMs }: ProcessorDeps): Processor {
-  const sessions = new AccountSessions(client, store.accounts, reloginLockMs);
+export function createProcessor({ egress, store, keyring, reloginLockMs }: ProcessorDeps): Processor {
+  const sessions = new AccountSessions(store.accounts, reloginLockMs);
   return async (payload, job) => {
     const op = findOperation(payload.op);
     if (!op) throw new GatewayError('INTERNAL', `no handler for operation ${payload.op}`);
@@ -30,6 +31,8 @@ export function createProcessor({ client, store, keyring, reloginLockMs }: Proce
     // The session read with the record serves the job's first call; later ones read it afresh (a
     // re-login may have replaced it).
     let session = loaded?.session;
+    // Found at the first call: a job that makes none costs no egress look-up.
+    let route: Route | undefined;
     if (accountId !== undefined) {
       if (!account) {
         // Admitted while the API still trusted the account: its lane's state is set to expire.
@@ -47,14 +50,16 @@ export function createProcessor({ client, store, keyring, reloginLockMs }: Proce
       tenantId,
       account: account ?? undefined,
       call: async (endpoint, args) => {
-        if (accountId === undefined)
+        if (accountId === undefined || account === undefined)
           throw new GatewayError('INTERNAL', `operation ${op.name} has no account session`);
         const write = endpoints[endpoint].write;
         const known = session;
         session = undefined;
+        route ??= await egress.ofAccount(tenantId, account);
         const result = await sessions.call(
           tenantId,
           accountId,
+          route,
           endpoint,
           args,
           () => job.beforeCall(write),
@@ -63,7 +68,7 @@ export function createProcessor({ client, store, keyring, reloginLockMs }: Proce
         if (write) job.afterWrite();
         return result as never;
       },
-      connector: new AccountConnector(client, store.accounts, tenantId, job),
+      connector: new AccountConnector(egress, store.accounts, tenantId, job),
     };
     let data: unknown;
     try {

@@ -4,6 +4,7 @@ import type { CallArgs } from '@cg/operations';
 import { type AuthEndpointName, type PlatformClient, PlatformError } from '@cg/platform-client';
 import { RetryableError } from '@cg/queue';
 import { type AccountStore, type PlatformSessionState, randomId } from '@cg/store';
+import type { Route } from './egress';
 
 /** The platform's own clients fetch a new device id every 180 minutes. */
 const DEVICE_ID_TTL_MS = 180 * 60_000;
@@ -29,7 +30,6 @@ export class AccountSessions {
   private readonly relogins = new Map<string, Promise<PlatformSessionState>>();
 
   constructor(
-    private readonly client: PlatformClient,
     private readonly accounts: AccountStore,
     /** How long a re-login's lock lasts unless renewed (it is, while the login runs). */
     private readonly reloginLockMs: number,
@@ -39,6 +39,8 @@ export class AccountSessions {
   async call<T>(
     tenantId: string,
     accountId: string,
+    /** The account's way to the platform (its egress proxy). */
+    route: Route,
     endpoint: AuthEndpointName,
     args: CallArgs = {},
     beforeSend?: () => Promise<void>,
@@ -50,12 +52,13 @@ export class AccountSessions {
     for (let renewals = 0; ; renewals++) {
       await beforeSend?.();
       try {
-        return await this.client.call<T>(session, endpoint, args);
+        const current = session;
+        return await route.send((client) => client.call<T>(current, endpoint, args));
       } catch (error) {
         if (!isExpired(error)) throw error;
         // A session that still holds for the account's own profile was not ended: it is this call
         // the platform refuses, and only this job fails; no login is spent on it.
-        if (endpoint !== 'accountMe' && (await this.holds(session)))
+        if (endpoint !== 'accountMe' && (await this.holds(route, session)))
           throw new GatewayError(
             'UPSTREAM_ERROR',
             'the platform refuses this call for the account (401), though its session is valid',
@@ -74,15 +77,15 @@ export class AccountSessions {
             true,
           );
         }
-        session = await this.relogin(tenantId, accountId, session.token);
+        session = await this.relogin(tenantId, accountId, route, session.token);
       }
     }
   }
 
   /** Whether a session is good for the account's own profile, the cheapest call there is. */
-  private async holds(session: PlatformSessionState): Promise<boolean> {
+  private async holds(route: Route, session: PlatformSessionState): Promise<boolean> {
     try {
-      await this.client.call(session, 'accountMe');
+      await route.send((client) => client.call(session, 'accountMe'));
       return true;
     } catch (error) {
       if (isExpired(error)) return false;
@@ -90,10 +93,15 @@ export class AccountSessions {
     }
   }
 
-  private relogin(tenantId: string, accountId: string, staleToken: string): Promise<PlatformSessionState> {
+  private relogin(
+    tenantId: string,
+    accountId: string,
+    route: Route,
+    staleToken: string,
+  ): Promise<PlatformSessionState> {
     const running = this.relogins.get(accountId);
     if (running) return running;
-    const task = this.loginOnce(tenantId, accountId, staleToken).finally(() =>
+    const task = this.loginOnce(tenantId, accountId, route, staleToken).finally(() =>
       this.relogins.delete(accountId),
     );
     this.relogins.set(accountId, task);
@@ -104,6 +112,7 @@ export class AccountSessions {
   private async loginOnce(
     tenantId: string,
     accountId: string,
+    route: Route,
     staleToken: string,
   ): Promise<PlatformSessionState> {
     const owner = randomId(16);
@@ -117,7 +126,7 @@ export class AccountSessions {
         }, reloginLockMs / 3);
         try {
           const state = await accounts.loginState(tenantId, accountId);
-          return renewedBy(state, staleToken) ?? (await this.loginAgain(tenantId, accountId, state!));
+          return renewedBy(state, staleToken) ?? (await this.loginAgain(tenantId, accountId, route, state!));
         } finally {
           clearInterval(hold);
           // A failed unlock lapses on its own; it must not turn a login done into a failure.
@@ -133,17 +142,18 @@ export class AccountSessions {
   private async loginAgain(
     tenantId: string,
     accountId: string,
+    route: Route,
     state: NonNullable<LoginState>,
   ): Promise<PlatformSessionState> {
     const credentials = await this.accounts.credentials(tenantId, accountId);
     if (!credentials) throw disconnected();
     const current = state.session;
     const fresh = !current || Date.now() - current.deviceIdAt > DEVICE_ID_TTL_MS;
-    const deviceId = fresh ? await this.client.getDeviceId() : current.deviceId;
+    const deviceId = fresh ? await route.send((client) => client.getDeviceId()) : current.deviceId;
     const deviceIdAt = fresh ? Date.now() : current.deviceIdAt;
     let outcome: Awaited<ReturnType<PlatformClient['login']>>;
     try {
-      outcome = await this.client.login({ ...credentials, deviceId });
+      outcome = await route.send((client) => client.login({ ...credentials, deviceId }));
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       if (error.kind === 'invalid_credentials')

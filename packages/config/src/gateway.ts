@@ -68,6 +68,22 @@ export const GatewayEnv = Type.Object({
   ACCOUNT_RATE_PER_MINUTE: Int(300, 'platform calls started per account per minute, evenly spaced', 1),
   MEDIA_STATS_GAP_MS: Int(60_000, 'least time between two chat media-stats calls of one account'),
   ACCOUNT_MAX_BACKLOG: Int(1_000, 'unfinished requests one account may have queued; beyond: 429', 1),
+  EGRESS_PROXIES: Type.Optional(
+    Type.String({
+      description:
+        'JSON {"US": ["http://user:pass@host:port", ...], ...}: the proxies of each country; unset = direct',
+    }),
+  ),
+  EGRESS_PROXIES_FILE: Type.Optional(
+    Type.String({ description: 'a file holding the EGRESS_PROXIES JSON, read at start' }),
+  ),
+  EGRESS_FALLBACK: Type.Union([Type.Literal('none'), Type.Literal('direct')], {
+    default: 'none',
+    description: "when a country's proxies are all down: none = wait (503), direct = go direct",
+  }),
+  EGRESS_FAILURES: Int(3, 'proxy-layer failures within the window that mark a proxy down', 1),
+  EGRESS_FAILURE_WINDOW_MS: Int(30_000, 'the window those failures are counted in', 1),
+  EGRESS_COOLDOWN_MS: Int(60_000, 'how long a proxy marked down is left out', 1),
 });
 export type GatewayConfig = Static<typeof GatewayEnv>;
 

@@ -1,3 +1,4 @@
+export { type EgressPlan, type EgressProxy, loadEgressPlan } from './egress';
 export { ConfigError, Int, parseEnv, startOrExit } from './env';
 export { type GatewayConfig, GatewayEnv, laneSettings, loadGatewayConfig } from './gateway';
 export { createLogger, type Logger, REDACT_PATHS } from './logger';

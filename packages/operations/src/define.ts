@@ -86,6 +86,11 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
   /** What a caller is told when the platform answers 404. */
   notFoundMessage?: string;
   schemas: S;
+  /**
+   * The country a login leaves from (its egress proxies'): with proxies configured, one that has
+   * none is refused (400) before anything is queued.
+   */
+  country?: (input: OperationInput<S>) => string;
   /** Rules beyond the schema, checked before enqueueing; returns the reason for a 400. */
   check?: (input: OperationInput<S>) => string | undefined;
   run(input: OperationInput<S>, context: OperationContext): Promise<Static<S['data']>>;

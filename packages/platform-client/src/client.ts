@@ -1,4 +1,4 @@
-import { type Dispatcher, Pool } from 'undici';
+import { type Dispatcher, Pool, ProxyAgent } from 'undici';
 import {
   API_PREFIX,
   type AuthEndpointName,
@@ -108,14 +108,21 @@ type Envelope = { success: true; response: unknown } | { success: false; code?: 
  * account's pacing and how many attempts are left.
  */
 export class PlatformClient {
-  readonly #pool: Pool;
+  readonly #routes: Routes;
+  readonly #dispatcher: Dispatcher;
+  /** The proxy this view sends through (its URL), or null for direct. */
+  readonly #proxy: string | null;
+  readonly #origin: string;
   readonly #checkKey: string;
   readonly #bodyDeadlineMs: number;
   readonly #maxResponseBytes: number;
   readonly #userAgent: string;
-  readonly #timestamps = new ClientTimestamp();
+  readonly #timestamps: ClientTimestamp;
 
-  constructor(options: PlatformClientOptions) {
+  constructor(options: PlatformClientOptions);
+  /** @internal A view of `parent` sending through another route (`through`). */
+  constructor(options: PlatformClientOptions, parent: PlatformClient, proxy: string);
+  constructor(options: PlatformClientOptions, parent?: PlatformClient, proxy?: string) {
     const base = new URL(options.baseUrl);
     // Request paths and the signature both start at /api/v1, so a base path would be signed wrongly.
     if (base.pathname !== '/' || base.search !== '' || base.hash !== '') {
@@ -128,13 +135,38 @@ export class PlatformClient {
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     // undici would refuse it on every request, which would look like a transport failure.
     if (!/^[\x20-\x7e]+$/.test(this.#userAgent)) throw new TypeError('userAgent must be printable ASCII');
-    this.#pool = new Pool(base.origin, {
-      connections: options.connections ?? 256,
-      connect: { timeout: timeoutMs },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      maxResponseSize: this.#maxResponseBytes,
-    });
+    this.#proxy = proxy ?? null;
+    this.#origin = base.origin;
+    if (parent !== undefined && proxy !== undefined) {
+      this.#routes = parent.#routes;
+      this.#timestamps = parent.#timestamps;
+      this.#dispatcher = proxyDispatcher(proxy, options, this.#maxResponseBytes);
+    } else {
+      this.#routes = { options, direct: this, views: new Map() };
+      this.#timestamps = new ClientTimestamp();
+      this.#dispatcher = new Pool(base.origin, {
+        connections: options.connections ?? 256,
+        connect: { timeout: timeoutMs },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        maxResponseSize: this.#maxResponseBytes,
+      });
+    }
+  }
+
+  /**
+   * The same client sending through an HTTP proxy (`http://user:pass@host:port`; null: direct).
+   * Views share the signing clock; each proxy has its own sockets, opened once and kept.
+   */
+  through(proxy: string | null): PlatformClient {
+    const { direct, views, options } = this.#routes;
+    if (proxy === null) return direct;
+    let view = views.get(proxy);
+    if (view === undefined) {
+      view = new PlatformClient(options, direct, proxy);
+      views.set(proxy, view);
+    }
+    return view;
   }
 
   /** A fresh device id; the web client asks again every 180 minutes. */
@@ -200,6 +232,8 @@ export class PlatformClient {
   /** A transport failure, the body's deadline included; an answer too large to read is a bad response. */
   #failure(name: EndpointName, def: EndpointDef, err: unknown): PlatformError {
     const code = errorCode(err);
+    const refused = this.#proxy === null ? undefined : proxyRefusal(err, code);
+    if (refused !== undefined) return proxyFailed(name, this.#proxy ?? '', refused, code);
     if (code === TOO_LARGE_CODE)
       return badResponse(name, `answer larger than ${this.#maxResponseBytes} bytes`, def);
     if (code === BODY_DEADLINE_CODE)
@@ -207,9 +241,10 @@ export class PlatformClient {
     return networkError(name, def, err);
   }
 
-  /** Waits for requests in flight, then closes every socket. */
+  /** Waits for requests in flight, then closes every socket, of every route. */
   async close(): Promise<void> {
-    await this.#pool.close();
+    const { direct, views } = this.#routes;
+    await Promise.all([direct, ...views.values()].map((client) => client.#dispatcher.close()));
   }
 
   async #send(name: EndpointName, args: CallArgs, signer: Signer | undefined): Promise<unknown> {
@@ -244,12 +279,8 @@ export class PlatformClient {
     let text: string;
     try {
       try {
-        const { signal } = deadline;
-        res = await this.#pool.request(
-          body === undefined
-            ? { method: def.method, path, headers, signal }
-            : { method: def.method, path, headers, body, signal },
-        );
+        const request = { origin: this.#origin, method: def.method, path, headers, signal: deadline.signal };
+        res = await this.#dispatcher.request(body === undefined ? request : { ...request, body });
       } catch (err) {
         throw this.#failure(name, def, err);
       }
@@ -281,6 +312,61 @@ export class PlatformClient {
     const details = envelope?.success === false ? envelope.details : undefined;
     throw httpError(name, def, { type: 'http', status: statusCode, upstreamCode: code, retryAfter }, details);
   }
+}
+
+/** Every route of one client: the direct one and a view per proxy (`through`). */
+interface Routes {
+  readonly options: PlatformClientOptions;
+  readonly direct: PlatformClient;
+  readonly views: Map<string, PlatformClient>;
+}
+
+/**
+ * An HTTP proxy's dispatcher: plain forwarding for an http platform, a CONNECT tunnel for https,
+ * with the direct pool's bounds on every hop (connecting to the proxy, its CONNECT answer, the
+ * platform's headers and body).
+ */
+function proxyDispatcher(proxy: string, options: PlatformClientOptions, maxResponseSize: number): Dispatcher {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const bounds = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+  return new ProxyAgent({
+    uri: proxy,
+    proxyTunnel: false,
+    connections: options.connections ?? 256,
+    ...bounds,
+    maxResponseSize,
+    proxyTls: { timeout: timeoutMs },
+    // The pool to the proxy (plain forwarding) or through the tunnel: `opts.connect` is undici's.
+    factory: (origin, opts) => new Pool(origin, { ...bounds, maxResponseSize, ...opts }),
+    clientFactory: (origin, opts) => new Pool(origin, { ...bounds, ...opts }),
+  });
+}
+
+/**
+ * Why the proxy, not the platform, failed a request, when that is certain: it could not be reached,
+ * it refused the CONNECT tunnel (407 among others), or it asked for credentials instead of
+ * forwarding. Then the platform never saw the request. Undefined for anything else.
+ */
+function proxyRefusal(err: unknown, code: string | undefined): string | undefined {
+  // A pool closed under the request (the process stopping) says nothing of the proxy.
+  if (code !== 'UND_ERR_CLOSED' && networkPhase(code) === 'not_sent') return `unreachable (${code})`;
+  const message = err instanceof Error ? err.message : '';
+  const tunnel = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/.exec(message);
+  if (tunnel) return `refused the tunnel (HTTP ${tunnel[1]})`;
+  if (message === 'Proxy Authentication Required (407)') return 'refused the credentials (HTTP 407)';
+  return undefined;
+}
+
+/** A request the proxy failed before forwarding it: retryable, even a write. Never shows the URL. */
+function proxyFailed(endpoint: EndpointName, proxy: string, why: string, code: string | undefined) {
+  const { host } = new URL(proxy);
+  return new PlatformError({
+    kind: 'proxy_failed',
+    retry: 'retryable',
+    endpoint,
+    networkCode: code,
+    message: `${endpoint}: egress proxy ${host} ${why}; the request was not sent`,
+  });
 }
 
 /** Why the body's deadline aborted a request; its code counts as "maybe sent" (`networkPhase`). */

@@ -14,6 +14,8 @@ export type PlatformErrorKind =
   | 'rate_limited'
   | 'unavailable'
   | 'network_not_sent'
+  /** The account's egress proxy failed before forwarding the request (`PlatformClient.through`). */
+  | 'proxy_failed'
   | 'outcome_unknown'
   | 'bad_response';
 

@@ -14,9 +14,16 @@ export interface AccountRecord {
   platformAccountId: string;
   username: string;
   status: AccountStatus;
+  /** The egress proxy its platform calls leave through (`EgressProxy.id`), '' for direct. */
+  egressId: string;
+  /** That proxy's `host:port`, '' for direct. */
+  egressLabel: string;
   createdAt: number;
   updatedAt: number;
 }
+
+/** An egress proxy as an account record names it; null is direct. */
+export type EgressChoice = { id: string; label: string } | null;
 
 export interface PlatformCredentials {
   username: string;
@@ -39,6 +46,8 @@ export interface ConnectInput {
   username: string;
   credentials: PlatformCredentials;
   session: PlatformSessionState;
+  /** The proxy the login went through, which the account's calls keep using. */
+  egress: EgressChoice;
   /**
    * The jobs whose sealed input or result carry these credentials or this session (the connect, or
    * the connect and the second-factor attempts it took): removed when the account is disconnected.
@@ -56,6 +65,8 @@ const MAX_CONNECT_JOBS = 16;
 export interface PendingTwofa {
   usernameHash: string;
   upstreamToken: string;
+  /** The proxy the login went through (`EgressProxy.id`), '' for direct: the second factor follows it. */
+  egressId: string;
   /** The password the platform accepted at login (sealed with the rest). */
   password: string;
   deviceId: string;
@@ -92,6 +103,8 @@ export class AccountStore {
       platformAccountId: input.platformAccountId,
       username: input.username,
       status: 'connected',
+      egressId: input.egress?.id ?? '',
+      egressLabel: input.egress?.label ?? '',
       createdAt: previous?.createdAt ?? now,
       updatedAt: now,
     };
@@ -107,6 +120,7 @@ export class AccountStore {
       .zadd(this.keys.tenantAccounts(tenantId), record.createdAt, record.accountId)
       .hset(this.keys.tenantByPlatformId(tenantId), input.platformAccountId, record.accountId)
       .exec();
+    await this.countEgress(tenantId, record.accountId, record.egressId);
     return record;
   }
 
@@ -250,6 +264,44 @@ export class AccountStore {
     );
   }
 
+  /**
+   * Moves the account to another proxy if it still leaves through `fromId` (another process may
+   * have moved it first). Returns the proxy id it leaves through now, or null once disconnected.
+   */
+  async moveEgress(
+    tenantId: string,
+    accountId: string,
+    fromId: string,
+    to: EgressChoice,
+  ): Promise<string | null> {
+    const now = await this.redis.eval(
+      `if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+       local current = redis.call('HGET', KEYS[1], 'egressId') or ''
+       if current ~= ARGV[1] then return current end
+       redis.call('HSET', KEYS[1], 'egressId', ARGV[2], 'egressLabel', ARGV[3], 'updatedAt', ARGV[4])
+       return ARGV[2]`,
+      1,
+      this.keys.account(tenantId, accountId),
+      fromId,
+      to?.id ?? '',
+      to?.label ?? '',
+      String(Date.now()),
+    );
+    if (typeof now !== 'string') return null;
+    await this.countEgress(tenantId, accountId, now);
+    return now;
+  }
+
+  /**
+   * The proxies' load (`EgressStore.load`), in a slot of its own: written after the record, and
+   * idempotent, so a retried connect or move counts once.
+   */
+  private async countEgress(tenantId: string, accountId: string, proxyId: string): Promise<void> {
+    const field = `${tenantId}/${accountId}`;
+    if (proxyId === '') await this.redis.hdel(this.keys.egressLoad(), field);
+    else await this.redis.hset(this.keys.egressLoad(), field, proxyId);
+  }
+
   /** Disconnects: the record, its sealed credentials and session are destroyed. Returns the record. */
   async remove(tenantId: string, accountId: string): Promise<AccountRecord | null> {
     const record = await this.get(tenantId, accountId);
@@ -260,6 +312,7 @@ export class AccountStore {
       .zrem(this.keys.tenantAccounts(tenantId), accountId)
       .hdel(this.keys.tenantByPlatformId(tenantId), record.platformAccountId)
       .exec();
+    await this.countEgress(tenantId, accountId, '');
     return record;
   }
 
@@ -321,6 +374,8 @@ const RECORD_FIELDS = [
   'platformAccountId',
   'username',
   'status',
+  'egressId',
+  'egressLabel',
   'createdAt',
   'updatedAt',
 ] as const;
@@ -330,8 +385,19 @@ function stringify(record: AccountRecord): Record<string, string> {
 }
 
 function parseRecord(fields: (string | null)[]): AccountRecord | null {
-  const [accountId, tenantId, name, countryCode, platformAccountId, username, status, createdAt, updatedAt] =
-    fields;
+  const [
+    accountId,
+    tenantId,
+    name,
+    countryCode,
+    platformAccountId,
+    username,
+    status,
+    egressId,
+    egressLabel,
+    createdAt,
+    updatedAt,
+  ] = fields;
   if (!accountId || !tenantId) return null;
   return {
     accountId,
@@ -341,6 +407,8 @@ function parseRecord(fields: (string | null)[]): AccountRecord | null {
     platformAccountId: platformAccountId ?? '',
     username: username ?? '',
     status: status === 'reauth_required' ? 'reauth_required' : 'connected',
+    egressId: egressId ?? '',
+    egressLabel: egressLabel ?? '',
     createdAt: Number(createdAt),
     updatedAt: Number(updatedAt),
   };

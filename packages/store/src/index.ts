@@ -2,6 +2,7 @@ import type { Keyring } from '@cg/secrets';
 import type { Redis } from 'ioredis';
 import { AccountStore } from './accounts';
 import { ApiKeyStore } from './api-keys';
+import { EgressStore } from './egress';
 import { storeKeys } from './keys';
 
 export {
@@ -9,11 +10,13 @@ export {
   type AccountStatus,
   AccountStore,
   type ConnectInput,
+  type EgressChoice,
   type PendingTwofa,
   type PlatformCredentials,
   type PlatformSessionState,
 } from './accounts';
 export { type ApiKeyInfo, ApiKeyStore, TENANT_PATTERN } from './api-keys';
+export { EgressStore } from './egress';
 export { newId, randomId, sha256 } from './ids';
 export { storeKeys } from './keys';
 export { connectRedis, type Redis, redisAddress, redisPulse, watchRedis } from './redis';
@@ -21,9 +24,14 @@ export { connectRedis, type Redis, redisAddress, redisPulse, watchRedis } from '
 export interface Store {
   apiKeys: ApiKeyStore;
   accounts: AccountStore;
+  egress: EgressStore;
 }
 
 export function createStore(redis: Redis, prefix: string, keyring: Keyring): Store {
   const keys = storeKeys(prefix);
-  return { apiKeys: new ApiKeyStore(redis, keys), accounts: new AccountStore(redis, keys, keyring) };
+  return {
+    apiKeys: new ApiKeyStore(redis, keys),
+    accounts: new AccountStore(redis, keys, keyring),
+    egress: new EgressStore(redis, keys),
+  };
 }

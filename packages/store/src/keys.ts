@@ -25,6 +25,11 @@ export function storeKeys(prefix: string) {
     pendingTwofa: (tenantId: string, tokenHash: string) => `${tenant(tenantId)}:tfa:${tokenHash}`,
     /** The connect job and the second-factor attempts of a pending connection. */
     pendingTwofaJobs: (tenantId: string, tokenHash: string) => `${tenant(tenantId)}:tfa:${tokenHash}:jobs`,
+    /** Which proxy each account leaves through (`<tenant>/<account>` → proxy id): the proxies' load. */
+    egressLoad: () => `${prefix}:{egress}:load`,
+    /** A proxy's recent proxy-layer failures, and its mark while down (one slot: one script). */
+    egressFailures: (proxyId: string) => `${prefix}:{egress:${proxyId}}:failures`,
+    egressDown: (proxyId: string) => `${prefix}:{egress:${proxyId}}:down`,
   };
 }
 export type StoreKeys = ReturnType<typeof storeKeys>;

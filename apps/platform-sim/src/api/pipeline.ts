@@ -81,7 +81,7 @@ async function handle(
 
   try {
     if (observation && traffic) {
-      observation.request(`${route.method} ${path}`);
+      observation.request(`${route.method} ${path}`, request.ip);
       traffic.inFlight += 1;
       observation.maxInFlight = Math.max(observation.maxInFlight, traffic.inFlight);
       reply.raw.once('close', () => {

@@ -11,6 +11,7 @@ export const connect = defineOperation({
   tags: ['accounts'],
   session: 'none',
   lane: loginLane,
+  country: ({ body }) => body.countryCode,
   // Logging in changes nothing on the account, so a login whose answer was lost may be repeated.
   write: false,
   sealInput: true,

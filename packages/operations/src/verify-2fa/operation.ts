@@ -11,6 +11,7 @@ export const verifyTwofa = defineOperation({
   tags: ['accounts'],
   session: 'none',
   lane: loginLane,
+  country: ({ body }) => body.countryCode,
   write: true,
   sealInput: true,
   sealResult: true,

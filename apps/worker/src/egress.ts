@@ -1,0 +1,176 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EgressPlan, EgressProxy, Logger } from '@cg/config';
+import { GatewayError } from '@cg/contract';
+import { type PlatformClient, PlatformError } from '@cg/platform-client';
+import { RetryableError } from '@cg/queue';
+import type { AccountRecord, EgressChoice, Store } from '@cg/store';
+
+/** The pause before sending again through a proxy that failed but is not (yet) down. */
+const RESEND_PAUSE_MS = 200;
+
+/**
+ * Which proxy each account's platform calls leave through. An account keeps the proxy its login
+ * went through (sticky, in its record, for every process); it moves only when that proxy is down,
+ * and only to another proxy of its country (or direct, with `EGRESS_FALLBACK=direct`).
+ */
+export class Egress {
+  constructor(
+    private readonly client: PlatformClient,
+    private readonly plan: EgressPlan | null,
+    private readonly store: Store,
+    private readonly log: Logger,
+  ) {}
+
+  /** The route of a connected account; one connected before its country had proxies gets one now. */
+  async ofAccount(tenantId: string, account: AccountRecord): Promise<Route> {
+    const move = (from: string, to: EgressProxy | null) => this.moveAccount(tenantId, account, from, to);
+    if (this.plan === null) return new Route(this, account.countryCode, null, move);
+    const kept = this.plan.byId.get(account.egressId);
+    if (kept?.country === account.countryCode) return new Route(this, account.countryCode, kept, move);
+    const chosen = await this.choose(account.countryCode, []);
+    return new Route(this, account.countryCode, await move(account.egressId, chosen), move);
+  }
+
+  /**
+   * The route of a login (`/connect`, `/verify-2fa`): the proxy named (the one the login's first
+   * step went through), else the one this tenant's account of that username already uses, if it is
+   * up and of the country; else the least loaded proxy of the country.
+   */
+  async forLogin(tenantId: string, username: string, country: string, proxyId?: string): Promise<Route> {
+    const moved = async (_from: string, to: EgressProxy | null) => to;
+    if (this.plan === null) return new Route(this, country, null, moved);
+    const plan = this.plan;
+    const named = (id: string | undefined) => {
+      const proxy = id === undefined ? undefined : plan.byId.get(id);
+      return proxy?.country === country ? proxy : undefined;
+    };
+    let sticky = named(proxyId);
+    if (sticky === undefined) {
+      const lower = username.toLowerCase();
+      const accounts = await this.store.accounts.list(tenantId);
+      sticky = named(accounts.find((account) => account.username.toLowerCase() === lower)?.egressId);
+    }
+    if (sticky !== undefined && (await this.store.egress.downFor([sticky.id]))[0] === 0)
+      return new Route(this, country, sticky, moved);
+    return new Route(this, country, await this.choose(country, []), moved);
+  }
+
+  /** @internal Sends through `proxy`; see `Route.send`. */
+  async attempt<T>(proxy: EgressProxy | null, call: (client: PlatformClient) => Promise<T>): Promise<T> {
+    return call(this.client.through(proxy?.url ?? null));
+  }
+
+  /** @internal Counts a failure of `proxy`; says whether it is down (the account must move). */
+  async failed(proxy: EgressProxy): Promise<boolean> {
+    const plan = this.plan as EgressPlan;
+    return this.store.egress.recordFailure(proxy.id, {
+      failures: plan.failures,
+      windowMs: plan.failureWindowMs,
+      cooldownMs: plan.cooldownMs,
+    });
+  }
+
+  /** @internal How many failures of one proxy a call sends through before it gives up on it. */
+  get resends(): number {
+    return this.plan?.failures ?? 0;
+  }
+
+  /**
+   * The least loaded proxy of `country` that is up, `except` left out; direct when all are down and
+   * the fallback is direct. Otherwise the job waits for the first to come back (503 once spent).
+   */
+  async choose(country: string, except: readonly string[]): Promise<EgressProxy | null> {
+    const all = this.plan?.byCountry.get(country) ?? [];
+    if (all.length === 0)
+      throw new GatewayError('SERVICE_UNAVAILABLE', `no egress proxy is configured for country ${country}`);
+    const candidates = all.filter((proxy) => !except.includes(proxy.id));
+    const down = await this.store.egress.downFor(candidates.map((proxy) => proxy.id));
+    const up = candidates.filter((_proxy, n) => down[n] === 0);
+    if (up.length === 0) {
+      if (this.plan?.fallback === 'direct') return null;
+      const waitMs = Math.max(1_000, Math.min(...down.filter((ms) => ms > 0), this.plan?.cooldownMs ?? 0));
+      throw new RetryableError(
+        new GatewayError(
+          'UPSTREAM_UNAVAILABLE',
+          `every egress proxy of country ${country} is down; try again later`,
+          Math.ceil(waitMs / 1000),
+        ),
+        waitMs,
+      );
+    }
+    const load = await this.store.egress.load();
+    return up.reduce((best, proxy) => ((load.get(proxy.id) ?? 0) < (load.get(best.id) ?? 0) ? proxy : best));
+  }
+
+  /** Stores a connected account's move; if another process moved it first, its choice is taken. */
+  private async moveAccount(
+    tenantId: string,
+    account: AccountRecord,
+    from: string,
+    to: EgressProxy | null,
+  ): Promise<EgressProxy | null> {
+    const now = await this.store.accounts.moveEgress(tenantId, account.accountId, from, choiceOf(to));
+    if (now === null) throw new GatewayError('NOT_FOUND', 'the account was disconnected');
+    const proxy = now === '' ? null : (this.plan?.byId.get(now) ?? null);
+    if (now !== from && now === (to?.id ?? ''))
+      this.log.warn(
+        { tenantId, accountId: account.accountId, from: this.describe(from), to: labelOf(proxy) },
+        'account moved to another egress',
+      );
+    return proxy;
+  }
+
+  private describe(proxyId: string): string {
+    if (proxyId === '') return 'direct';
+    return this.plan?.byId.get(proxyId)?.label ?? 'a proxy no longer configured';
+  }
+}
+
+/** One account's (or one login's) way out: its proxy, changed when that proxy is down. */
+export class Route {
+  constructor(
+    private readonly egress: Egress,
+    private readonly country: string,
+    private current: EgressProxy | null,
+    /** Stores a move; answers the proxy the account leaves through now. */
+    private readonly move: (from: string, to: EgressProxy | null) => Promise<EgressProxy | null>,
+  ) {}
+
+  /** What an account record keeps of the route. */
+  get choice(): EgressChoice {
+    return choiceOf(this.current);
+  }
+
+  /**
+   * Sends a call through the route. A call the proxy failed never reached the platform, so it is
+   * sent again, a write too: through the same proxy after a pause while it is not down, through
+   * another of the country once it is. A proxy that keeps failing without being marked down fails
+   * the call as retryable (the job tries again later).
+   */
+  async send<T>(call: (client: PlatformClient) => Promise<T>): Promise<T> {
+    for (let failures = 0; ; ) {
+      const proxy = this.current;
+      try {
+        return await this.egress.attempt(proxy, call);
+      } catch (error) {
+        if (proxy === null || !(error instanceof PlatformError) || error.kind !== 'proxy_failed') throw error;
+        if (await this.egress.failed(proxy)) {
+          failures = 0;
+          this.current = await this.move(proxy.id, await this.egress.choose(this.country, [proxy.id]));
+          continue;
+        }
+        failures += 1;
+        if (failures >= this.egress.resends) throw error;
+        await sleep(RESEND_PAUSE_MS);
+      }
+    }
+  }
+}
+
+function choiceOf(proxy: EgressProxy | null): EgressChoice {
+  return proxy === null ? null : { id: proxy.id, label: proxy.label };
+}
+
+function labelOf(proxy: EgressProxy | null): string {
+  return proxy === null ? 'direct' : proxy.label;
+}

@@ -1,0 +1,185 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalProxy, startProxy } from '../../scripts/lib/tinyproxy';
+import { expectError } from '../support/assert';
+import { connectCredentials } from '../support/common';
+import { eventually } from '../support/processes';
+import { observations, resetObservations } from '../support/sim';
+import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
+
+const root = resolve(import.meta.dirname, '../..');
+const PROXY_PASSWORD = 'pr0xy-secret-Zq81';
+
+let stack: TestStack;
+let us1: LocalProxy;
+let us2: LocalProxy;
+let gb1: LocalProxy;
+let worker: ChildProcess;
+let workerLog = '';
+
+/** The worker in a process of its own, its every log line (debug included) kept for the test. */
+function startWorker(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, 'apps/worker/src/main.ts')], {
+    cwd: root,
+    env: { ...process.env, ...env, LOG_LEVEL: 'debug' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    workerLog += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    workerLog += chunk.toString();
+  });
+  return child;
+}
+
+beforeAll(async () => {
+  [us1, us2, gb1] = await Promise.all([
+    startProxy({ bind: '127.0.0.2', auth: { user: 'agency', password: PROXY_PASSWORD } }),
+    startProxy({ bind: '127.0.0.3' }),
+    startProxy({ bind: '127.0.0.4' }),
+  ]);
+  const egress = { US: [us1.url, us2.url], GB: [gb1.url] };
+  stack = await startStack({
+    worker: false,
+    env: {
+      EGRESS_PROXIES: JSON.stringify(egress),
+      EGRESS_FAILURES: '2',
+      EGRESS_COOLDOWN_MS: '60000',
+    },
+  });
+  worker = startWorker(stack.env);
+});
+
+afterAll(async () => {
+  worker?.kill('SIGKILL');
+  await stack?.stop();
+  await Promise.all([us1, us2, gb1].map((proxy) => proxy?.remove()));
+});
+
+async function accounts(): Promise<{ accountId: string; country: string; egress: string }[]> {
+  return (await gw(stack, 'GET', '/accounts')).body.data.accounts;
+}
+
+/** Where the sandbox saw an account's requests come from: address → requests. */
+async function addresses(username: string): Promise<Record<string, number>> {
+  const seen = await observations(stack, account(stack, username).platformAccountId);
+  return (seen as unknown as { remoteAddresses?: Record<string, number> }).remoteAddresses ?? {};
+}
+
+/** Every value under the stack's prefix, as text (hashes, strings, lists, sets, sorted sets). */
+async function redisValues(): Promise<string> {
+  const values: string[] = [];
+  for (const key of await scanKeys(stack.redis, stack.prefix)) {
+    const type = await stack.redis.type(key);
+    if (type === 'hash') values.push(JSON.stringify(await stack.redis.hgetall(key)));
+    else if (type === 'string') values.push((await stack.redis.get(key)) ?? '');
+    else if (type === 'list') values.push(...(await stack.redis.lrange(key, 0, -1)));
+    else if (type === 'set') values.push(...(await stack.redis.smembers(key)));
+    else if (type === 'zset') values.push(...(await stack.redis.zrange(key, 0, -1)));
+    else if (type === 'stream') values.push(JSON.stringify(await stack.redis.xrange(key, '-', '+')));
+  }
+  return values.join('\n');
+}
+
+describe('egress proxies', () => {
+  let demo: string;
+
+  it('connects a US account through a US proxy: the session ip and every request come from it', async () => {
+    await resetObservations(stack);
+    const connected = await gw(stack, 'POST', '/connect', {
+      body: connectCredentials(stack, 'creator_demo'),
+    });
+    expect(connected.status).toBe(201);
+    demo = connected.body.data.account_id;
+    const ip = connected.body.data.data.response.ip;
+    // The least loaded: both have none, so the first listed (the one with basic auth).
+    expect(ip).toBe(us1.bind);
+    for (let n = 0; n < 3; n++) expect((await gw(stack, 'GET', `/${demo}/me`)).status).toBe(200);
+    expect(Object.keys(await addresses('creator_demo'))).toEqual([us1.bind]);
+    const listed = (await accounts()).find((a) => a.accountId === demo);
+    expect(listed).toMatchObject({ country: 'US', egress: us1.label });
+  });
+
+  it('connects a GB account with a second factor through the GB proxy', async () => {
+    await resetObservations(stack);
+    const body = connectCredentials(stack, 'creator_2fa', 'Two', 'GB');
+    const started = await gw(stack, 'POST', '/connect', { body });
+    expect(started.body.data.requires_2fa).toBe(true);
+    const verified = await gw(stack, 'POST', '/verify-2fa', {
+      body: {
+        ...body,
+        twoFactorToken: started.body.data.twofa_token,
+        twoFactorCode: account(stack, 'creator_2fa').twofaCode,
+      },
+    });
+    expect(verified.status).toBe(201);
+    expect(verified.body.data.data.response.ip).toBe(gb1.bind);
+    const id = verified.body.data.account_id;
+    expect((await gw(stack, 'GET', `/${id}/me`)).status).toBe(200);
+    expect(Object.keys(await addresses('creator_2fa'))).toEqual([gb1.bind]);
+    expect((await accounts()).find((a) => a.accountId === id)).toMatchObject({
+      country: 'GB',
+      egress: gb1.label,
+    });
+  });
+
+  it('refuses a country without proxies (400 naming it and the configured ones), storing nothing', async () => {
+    const before = await accounts();
+    const keysBefore = new Set(await scanKeys(stack.redis, stack.prefix));
+    const refused = await gw(stack, 'POST', '/connect', {
+      body: connectCredentials(stack, 'creator_demo', 'France', 'FR'),
+    });
+    expectError(refused, 400, 'BAD_REQUEST', 'FR', 'US, GB');
+    expect(await accounts()).toEqual(before);
+    // No job, no pending login: no key but BullMQ's own periodic one.
+    const added = (await scanKeys(stack.redis, stack.prefix)).filter((key) => !keysBefore.has(key));
+    expect(added.filter((key) => !key.endsWith(':stalled-check'))).toEqual([]);
+  });
+
+  it('keeps the proxy password out of Redis and out of the worker’s logs', async () => {
+    expect(workerLog.length).toBeGreaterThan(0);
+    expect(workerLog).not.toContain(PROXY_PASSWORD);
+    const values = await redisValues();
+    expect(values).toContain(us1.label);
+    expect(values).not.toContain(PROXY_PASSWORD);
+  });
+
+  it('moves the account to the other US proxy when its proxy stops: no failed read, no write twice', async () => {
+    await resetObservations(stack);
+    await us1.stop();
+    const names = ['egress-a', 'egress-b', 'egress-c'];
+    for (const name of names) {
+      expect((await gw(stack, 'GET', `/${demo}/me`)).status).toBe(200);
+      expect((await gw(stack, 'POST', `/${demo}/lists/create`, { body: { name } })).status).toBe(201);
+    }
+    expect((await accounts()).find((a) => a.accountId === demo)).toMatchObject({ egress: us2.label });
+    const seen = await observations(stack, account(stack, 'creator_demo').platformAccountId);
+    expect(Object.keys(await addresses('creator_demo'))).toEqual([us2.bind]);
+    expect(seen.requests['POST /api/v1/lists']).toBe(names.length);
+    expect(seen.duplicates).toEqual([]);
+    expect(workerLog).toContain('account moved to another egress');
+    expect(workerLog).not.toContain(PROXY_PASSWORD);
+  });
+
+  it('answers 503 with Retry-After when every proxy of the country is down', async () => {
+    await gb1.stop();
+    // The first login meets the dead proxy and marks it down; it waits for the proxy (202).
+    const first = await gw(stack, 'POST', '/connect', {
+      body: connectCredentials(stack, 'creator_2fa', 'Two', 'GB'),
+      headers: { prefer: 'wait=3' },
+    });
+    expect(first.status).toBe(202);
+    const next = await eventually(async () => {
+      const answer = await gw(stack, 'POST', '/connect', {
+        body: connectCredentials(stack, 'creator_2fa', 'Two', 'GB'),
+        headers: { prefer: 'respond-async' },
+      });
+      return answer.status === 503 ? answer : undefined;
+    }, 10_000);
+    expectError(next, 503, 'UPSTREAM_UNAVAILABLE', 'GB', 'down');
+    expect(Number(next.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
