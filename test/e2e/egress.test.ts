@@ -101,6 +101,9 @@ describe('egress proxies', () => {
     expect(Object.keys(await addresses('creator_demo'))).toEqual([us1.bind]);
     const listed = (await accounts()).find((a) => a.accountId === demo);
     expect(listed).toMatchObject({ country: 'US', egress: us1.label });
+    // Connected again, it keeps its proxy, though the other US one has fewer accounts.
+    const again = await gw(stack, 'POST', '/connect', { body: connectCredentials(stack, 'creator_demo') });
+    expect(again.body.data).toMatchObject({ account_id: demo, data: { response: { ip: us1.bind } } });
   });
 
   it('connects a GB account with a second factor through the GB proxy', async () => {

@@ -15,8 +15,8 @@ const RESEND_PAUSE_MS = 200;
  */
 export class Egress {
   constructor(
-    private readonly client: PlatformClient,
-    private readonly plan: EgressPlan | null,
+    readonly client: PlatformClient,
+    readonly plan: EgressPlan | null,
     private readonly store: Store,
     private readonly log: Logger,
   ) {}
@@ -55,24 +55,13 @@ export class Egress {
     return new Route(this, country, await this.choose(country, []), moved);
   }
 
-  /** @internal Sends through `proxy`; see `Route.send`. */
-  async attempt<T>(proxy: EgressProxy | null, call: (client: PlatformClient) => Promise<T>): Promise<T> {
-    return call(this.client.through(proxy?.url ?? null));
-  }
-
-  /** @internal Counts a failure of `proxy`; says whether it is down (the account must move). */
-  async failed(proxy: EgressProxy): Promise<boolean> {
-    const plan = this.plan as EgressPlan;
+  /** Counts a proxy-layer failure of `proxy` (of this plan); says whether it is down now. */
+  failed(proxy: EgressProxy, plan: EgressPlan): Promise<boolean> {
     return this.store.egress.recordFailure(proxy.id, {
       failures: plan.failures,
       windowMs: plan.failureWindowMs,
       cooldownMs: plan.cooldownMs,
     });
-  }
-
-  /** @internal How many failures of one proxy a call sends through before it gives up on it. */
-  get resends(): number {
-    return this.plan?.failures ?? 0;
   }
 
   /**
@@ -111,13 +100,12 @@ export class Egress {
   ): Promise<EgressProxy | null> {
     const now = await this.store.accounts.moveEgress(tenantId, account.accountId, from, choiceOf(to));
     if (now === null) throw new GatewayError('NOT_FOUND', 'the account was disconnected');
-    const proxy = now === '' ? null : (this.plan?.byId.get(now) ?? null);
     if (now !== from && now === (to?.id ?? ''))
       this.log.warn(
-        { tenantId, accountId: account.accountId, from: this.describe(from), to: labelOf(proxy) },
+        { tenantId, accountId: account.accountId, from: this.describe(from), to: this.describe(now) },
         'account moved to another egress',
       );
-    return proxy;
+    return now === '' ? null : (this.plan?.byId.get(now) ?? null);
   }
 
   private describe(proxyId: string): string {
@@ -148,19 +136,21 @@ export class Route {
    * the call as retryable (the job tries again later).
    */
   async send<T>(call: (client: PlatformClient) => Promise<T>): Promise<T> {
+    const { client, plan } = this.egress;
     for (let failures = 0; ; ) {
       const proxy = this.current;
       try {
-        return await this.egress.attempt(proxy, call);
+        return await call(client.through(proxy?.url ?? null));
       } catch (error) {
-        if (proxy === null || !(error instanceof PlatformError) || error.kind !== 'proxy_failed') throw error;
-        if (await this.egress.failed(proxy)) {
+        const proxyFailed = error instanceof PlatformError && error.kind === 'proxy_failed';
+        if (proxy === null || plan === null || !proxyFailed) throw error;
+        if (await this.egress.failed(proxy, plan)) {
           failures = 0;
           this.current = await this.move(proxy.id, await this.egress.choose(this.country, [proxy.id]));
           continue;
         }
         failures += 1;
-        if (failures >= this.egress.resends) throw error;
+        if (failures >= plan.failures) throw error;
         await sleep(RESEND_PAUSE_MS);
       }
     }
@@ -169,8 +159,4 @@ export class Route {
 
 function choiceOf(proxy: EgressProxy | null): EgressChoice {
   return proxy === null ? null : { id: proxy.id, label: proxy.label };
-}
-
-function labelOf(proxy: EgressProxy | null): string {
-  return proxy === null ? 'direct' : proxy.label;
 }
