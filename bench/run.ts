@@ -12,13 +12,14 @@ import { summariseProfiles } from './lib/profile';
 import { RedisProbe, startBenchRedis } from './lib/redis';
 import { type Row, type ScenarioOutcome, table } from './lib/report';
 import type { Scenario } from './lib/scenario';
+import { egress } from './scenarios/egress';
 import { s1 } from './scenarios/s1-overhead';
 import { s2 } from './scenarios/s2-fanout';
 import { s3 } from './scenarios/s3-fairness';
 import { s4 } from './scenarios/s4-pacing';
 import { s5 } from './scenarios/s5-scale';
 
-const SCENARIOS: Scenario[] = [s1, s2, s3, s4, s5];
+const SCENARIOS: Scenario[] = [s1, s2, s3, s4, s5, egress];
 /** The whole run must end well within half an hour on 2 cores; past this it stops itself. */
 const RUN_LIMIT_MS = 28 * 60_000;
 

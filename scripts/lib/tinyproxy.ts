@@ -64,7 +64,7 @@ export async function startProxy(options: {
     stop: async () => {
       const running = child;
       child = undefined;
-      if (running === undefined || running.exitCode !== null) return;
+      if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
       const exited = new Promise((done) => running.once('exit', done));
       running.kill('SIGKILL');
       await exited;
