@@ -81,7 +81,7 @@ describe('GET /{accountId}/subscribers', () => {
     expectSuccess(response);
     const result = response.body.data.data.response;
     expect(Object.keys(result).sort()).toEqual(['nextCursor', 'stats', 'subscriptions']);
-    expect(errorsOf(SubscriberStats, result.stats)).toEqual([]);
+    expect(errorsOf(SubscriberStats.schema, result.stats)).toEqual([]);
     expect(result.stats).toEqual({
       totalActive: demo.counts.activeSubscribers,
       totalExpired: demo.counts.expiredSubscribers,
@@ -89,7 +89,7 @@ describe('GET /{accountId}/subscribers', () => {
     });
     expect(result.subscriptions).toHaveLength(10);
     for (const subscription of result.subscriptions) {
-      expect(errorsOf(Subscription, subscription)).toEqual([]);
+      expect(errorsOf(Subscription.schema, subscription)).toEqual([]);
       expect(subscription.status).toBe(3);
     }
     expect(typeof result.nextCursor).toBe('string');
@@ -108,7 +108,7 @@ describe('GET /{accountId}/subscribers', () => {
     const { items, pages } = await walk(
       `/${accountId}/subscribers?status=active&limit=100`,
       'subscriptions',
-      (s) => expect(errorsOf(Subscription, s)).toEqual([]),
+      (s) => expect(errorsOf(Subscription.schema, s)).toEqual([]),
     );
     expect(pages).toBeGreaterThanOrEqual(4);
     const ids = items.map((s) => s.id);
@@ -128,7 +128,7 @@ describe('GET /{accountId}/subscribers', () => {
     const { items, sizes } = await walk(
       `/${accountId}/subscribers?status=active&limit=250`,
       'subscriptions',
-      (s) => expect(errorsOf(Subscription, s)).toEqual([]),
+      (s) => expect(errorsOf(Subscription.schema, s)).toEqual([]),
     );
     // Every page but the last holds exactly the limit; the last holds what is left.
     expect(sizes).toEqual([250, own.length - 250]);
@@ -220,8 +220,8 @@ describe('GET /{accountId}/following', () => {
     expect(Object.keys(result).sort()).toEqual(['following', 'nextCursor']);
     expect(result.following).toHaveLength(20);
     for (const entry of result.following) {
-      expect(errorsOf(FollowingEntry, entry)).toEqual([]);
-      expect(Object.keys(entry)).toEqual(['accountId']);
+      expect(errorsOf(FollowingEntry.schema, entry)).toEqual([]);
+      expect(Object.keys(entry)).toEqual(Object.keys(FollowingEntry.schema.properties));
     }
     expect(result.nextCursor).not.toBe('');
     const own = await sim.get(`/account/${demo.platformAccountId}/following`, { limit: 20, offset: 0 });
@@ -235,7 +235,7 @@ describe('GET /{accountId}/following', () => {
 
   it('walks the cursor to the end: every followed account once, in the platform’s order', async () => {
     const { items, pages } = await walk(`/${accountId}/following?limit=100`, 'following', (entry) =>
-      expect(errorsOf(FollowingEntry, entry)).toEqual([]),
+      expect(errorsOf(FollowingEntry.schema, entry)).toEqual([]),
     );
     expect(pages).toBe(3);
     const ids = items.map((f) => f.accountId);
@@ -257,7 +257,7 @@ describe('GET /{accountId}/following', () => {
     // limit of 250 is the whole list in one answer, fetched in upstream pages of at most 100.
     expect(own.length).toBeLessThan(250);
     const whole = await walk(`/${accountId}/following?limit=250`, 'following', (entry) =>
-      expect(errorsOf(FollowingEntry, entry)).toEqual([]),
+      expect(errorsOf(FollowingEntry.schema, entry)).toEqual([]),
     );
     expect(whole.sizes).toEqual([own.length]);
     expect(whole.items.map((f) => f.accountId)).toEqual(own);
@@ -298,7 +298,7 @@ describe('GET /{accountId}/earnings/transactions', () => {
     expect(Object.keys(result).sort()).toEqual(['data', 'total']);
     expect(result.total).toBe(demo.counts.transactions);
     expect(result.data).toHaveLength(50);
-    for (const tx of result.data) expect(errorsOf(EarningsTransaction, tx)).toEqual([]);
+    for (const tx of result.data) expect(errorsOf(EarningsTransaction.schema, tx)).toEqual([]);
 
     const own = await sim.get('/account/wallets/earnings/transactions', { limit: 50, offset: 0 });
     const cents = (mills: number) => Math.round(mills / 10);
@@ -376,7 +376,7 @@ describe('GET /{accountId}/earnings/transactions', () => {
     expectSuccess(most);
     const data = most.body.data.data.response.data as any[];
     expect(data.map((tx) => tx.transactionId)).toEqual(own.slice(7, 507).map((tx) => tx.transactionId));
-    for (const tx of data) expect(errorsOf(EarningsTransaction, tx)).toEqual([]);
+    for (const tx of data) expect(errorsOf(EarningsTransaction.schema, tx)).toEqual([]);
   });
 
   it('filters by before and after (Unix ms, exclusive) like the platform', async () => {

@@ -72,9 +72,9 @@ describe('GET /{accountId}/chats/{chatId}/media-stats', () => {
       expect(data).toHaveProperty('nextCursor');
       expect(data.data).not.toHaveProperty('nextCursor');
       const page = data.data.response;
-      for (const item of page.data) expect(errorsOf(MediaOfferItem, item)).toEqual([]);
+      for (const item of page.data) expect(errorsOf(MediaOfferItem.schema, item)).toEqual([]);
       for (const media of page.aggregationData.accountMedia)
-        expect(errorsOf(AccountMedia, media)).toEqual([]);
+        expect(errorsOf(AccountMedia.schema, media)).toEqual([]);
       // The aggregation describes exactly the media of this page's items.
       expect(new Set(page.aggregationData.accountMedia.map((m: any) => m.mediaId))).toEqual(
         new Set(page.data.map((i: any) => i.mediaId)),
@@ -213,7 +213,7 @@ describe('GET /{accountId}/chats/unread', () => {
       expect(response.body.data).not.toHaveProperty('nextCursor');
       expect(page.total).toBe(demo.counts.unreadMessages);
       for (const interaction of page.messageInteractions)
-        expect(errorsOf(UnreadMessageInteraction, interaction)).toEqual([]);
+        expect(errorsOf(UnreadMessageInteraction.schema, interaction)).toEqual([]);
       seen.push(...page.messageInteractions);
       if (nextCursor !== null) {
         expect(page.messageInteractions).toHaveLength(UNREAD_PAGE_SIZE);
@@ -258,7 +258,7 @@ describe('POST /{accountId}/messages/like', () => {
     const response = await gw(stack, 'POST', `/${accountId}/messages/like`, { body: { messageId, type: 1 } });
     expectSuccess(response, 201);
     const reaction = response.body.data.data.response;
-    expect(errorsOf(Reaction, reaction)).toEqual([]);
+    expect(errorsOf(Reaction.schema, reaction)).toEqual([]);
     expect(reaction).toMatchObject({ messageId, type: 1, accountId: demo.platformAccountId });
     // The sandbox shows the like on that message inside the chat the reaction names.
     expect(await simLikes(messageId, reaction.groupId)).toEqual([expect.objectContaining({ type: 1 })]);

@@ -3,6 +3,7 @@ import { parseKeyring } from '@cg/secrets';
 import { createStore } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TWOFA_ATTEMPTS } from '../../apps/worker/src/connector';
+import { ConnectionSession } from '../../packages/operations/src/common/connect-result';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
 import { eventually } from '../support/processes';
@@ -55,11 +56,7 @@ describe('connect', () => {
     expect(body.data.data.success).toBe(true);
     const session = body.data.data.response;
     expect(session.accountId).toBe(demo.platformAccountId);
-    expect(typeof session.token).toBe('string');
-    expect(typeof session.id).toBe('string');
-    expect(typeof session.status).toBe('number');
-    expect(typeof session.ip).toBe('string');
-    expect('metadata' in session && 'checkToken' in session && 'deviceId' in session).toBe(true);
+    expect(errorsOf(ConnectionSession.schema, session)).toEqual([]);
   });
 
   it('keeps the account id when the same platform account is connected again', async () => {
@@ -215,7 +212,7 @@ describe('accounts', () => {
     expectEnvelope(me.body, 200, ENVELOPE_ONLY);
     expect(me.body.data.data.success).toBe(true);
     const profile = me.body.data.data.response;
-    expect(errorsOf(PlatformProfile, profile)).toEqual([]);
+    expect(errorsOf(PlatformProfile.schema, profile)).toEqual([]);
     expect(profile.id).toBe(demo.platformAccountId);
     expect(profile.username).toBe('creator_demo');
   });
@@ -309,7 +306,7 @@ describe('accounts/by-ids', () => {
     expectEnvelope(response.body, 200, ENVELOPE_ONLY);
     const profiles = response.body.data.data.response;
     expect(profiles.map((p: any) => p.id).sort()).toEqual([...ids].sort());
-    for (const profile of profiles) expect(errorsOf(PlatformProfile, profile)).toEqual([]);
+    for (const profile of profiles) expect(errorsOf(PlatformProfile.schema, profile)).toEqual([]);
   });
 
   it('takes as many ids as it says it does (1,000 of 19 digits: a 20 KB URL), and refuses one more', async () => {

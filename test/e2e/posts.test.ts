@@ -61,7 +61,7 @@ describe('GET /{accountId}/posts/walls', () => {
     expect(data.data.accountId).toBe(demo.platformAccountId);
 
     const walls = data.data.walls as any[];
-    for (const wall of walls) expect(errorsOf(Wall, wall)).toEqual([]);
+    for (const wall of walls) expect(errorsOf(Wall.schema, wall)).toEqual([]);
     // Same walls, order and values as the platform's own answer, less its `false` flags: the
     // contract has mainWall and defaultWall present on the main and the default wall only.
     const own = await sim.get<{ accountId: string; walls: any[] }>('/account/walls');
@@ -105,7 +105,7 @@ describe('POST /{accountId}/posts', () => {
     expectSuccess(response, 201);
     expect(response.body.data.data.success).toBe(true);
     const post = response.body.data.data.response;
-    expect(errorsOf(Post, post)).toEqual([]);
+    expect(errorsOf(Post.schema, post)).toEqual([]);
 
     expect(post.id).toMatch(/^\d+$/);
     expect(post.accountId).toBe(demo.platformAccountId);
@@ -154,7 +154,7 @@ describe('POST /{accountId}/posts', () => {
     const response = await createPost({ content: 'free pic', mediaIds: [imageMediaId] });
     expectSuccess(response, 201);
     const post = response.body.data.data.response;
-    expect(errorsOf(Post, post)).toEqual([]);
+    expect(errorsOf(Post.schema, post)).toEqual([]);
     expect(post.fypFlags).toBe(0);
     expect(post.wallIds).toEqual([demo.mainWallId]);
     expect(post.pinWallIds).toEqual([]);
@@ -177,7 +177,7 @@ describe('POST /{accountId}/posts', () => {
       price: 4.99,
     });
     expectSuccess(ppv, 201);
-    expect(errorsOf(Post, ppv.body.data.data.response)).toEqual([]);
+    expect(errorsOf(Post.schema, ppv.body.data.data.response)).toEqual([]);
     const own = await sim.get<{ posts: any[] }>('/post', { ids: ppv.body.data.data.response.id });
     expect(own.posts[0].content).toBe('unlock me');
     expect(own.posts[0].accessPermissions).toEqual([
@@ -205,7 +205,7 @@ describe('POST /{accountId}/posts', () => {
     expectSuccess(free, 201);
 
     // The gateway's Post is the contract's record: no access fields of its own.
-    const fields = Object.keys(Post.properties).sort();
+    const fields = Object.keys(Post.schema.properties).sort();
     for (const response of [ppv, members, free]) {
       expect(Object.keys(response.body.data.data.response).sort()).toEqual(fields);
     }

@@ -28,21 +28,10 @@ function pick(record: Record<string, unknown>, keys: string[]): Record<string, u
   return Object.fromEntries(keys.map((key) => [key, record[key]]));
 }
 
-const ALBUM_KEYS = [
-  'id',
-  'accountId',
-  'pos',
-  'title',
-  'description',
-  'type',
-  'status',
-  'itemCount',
-  'lastItemId',
-  'version',
-  'createdAt',
-];
-const MEDIA_KEYS = Object.keys(VaultMedia.properties);
-const PAYOUT_KEYS = Object.keys(PayoutMethod.properties);
+/** The fields every album has (a listed one has lastSyncAt and deletedAt only when the platform sends them). */
+const ALBUM_KEYS: string[] = VaultAlbum.schema.required;
+const MEDIA_KEYS = Object.keys(VaultMedia.schema.properties);
+const PAYOUT_KEYS = Object.keys(PayoutMethod.schema.properties);
 
 /** A Unix ms time set by the platform while the test waited between `from` and `to`. */
 function expectMsBetween(value: unknown, from: number, to: number) {
@@ -62,8 +51,8 @@ describe('GET /{accountId}/vault/albums', () => {
     expect(errorsOf(vaultAlbums.schemas.data, response.body.data)).toEqual([]);
 
     const { albums, aggregationData } = response.body.data.data.response;
-    for (const album of albums) expect(errorsOf(VaultAlbum, album)).toEqual([]);
-    for (const media of aggregationData.media) expect(errorsOf(VaultMedia, media)).toEqual([]);
+    for (const album of albums) expect(errorsOf(VaultAlbum.schema, album)).toEqual([]);
+    for (const media of aggregationData.media) expect(errorsOf(VaultMedia.schema, media)).toEqual([]);
 
     // Standard albums: All, Posts, Messages with their fixed types, then the user albums (type null).
     expect(albums.slice(0, 3).map((a: any) => [a.title, a.type])).toEqual([
@@ -127,7 +116,7 @@ describe('DELETE /{accountId}/vault/albums/{albumId}', () => {
     expectEnvelope(response.body, 200);
     expect(errorsOf(vaultAlbumDelete.schemas.data, response.body.data)).toEqual([]);
     const deleted = response.body.data.data.response;
-    expect(errorsOf(DeletedVaultAlbum, deleted)).toEqual([]);
+    expect(errorsOf(DeletedVaultAlbum.schema, deleted)).toEqual([]);
     expect(pick(deleted, ALBUM_KEYS)).toEqual({ ...listed, version: listed.version + 1 });
     expectMsBetween(deleted.deletedAt, from, to);
     expectMsBetween(deleted.lastSyncAt, from, to);
@@ -191,7 +180,7 @@ describe('DELETE /{account_id}/payout/delete (account without a second factor)',
     expectEnvelope(response.body, 200);
     expect(errorsOf(payoutDelete.schemas.data, response.body.data)).toEqual([]);
     const method = response.body.data.data.response;
-    expect(errorsOf(PayoutMethod, method)).toEqual([]);
+    expect(errorsOf(PayoutMethod.schema, method)).toEqual([]);
     expect(Object.keys(method).sort()).toEqual([...PAYOUT_KEYS].sort());
     expect(method).toMatchObject({
       id: payoutMethodId,
@@ -294,7 +283,7 @@ describe('DELETE /{account_id}/payout/delete (account with a second factor)', ()
     expect(response.status).toBe(200);
     expectEnvelope(response.body, 200);
     const method = response.body.data.data.response;
-    expect(errorsOf(PayoutMethod, method)).toEqual([]);
+    expect(errorsOf(PayoutMethod.schema, method)).toEqual([]);
     expect(method).toMatchObject({ id: payoutMethodId(), accountId: fixture.platformAccountId, status: 3 });
     expect(await stillThere()).toBe(false);
     const requests = await simRequests(stack, 'creator_2fa');

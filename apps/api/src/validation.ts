@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '@cg/contract';
+import { NON_BLANK_PATTERN } from '@cg/operations';
 import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify/types/schema';
 
@@ -36,7 +37,13 @@ export function validationMessage(
       ? `The ${field} ${where} must not be empty`
       : `The ${field} ${where} is required`;
   const described = (first as { parentSchema?: { description?: string } }).parentSchema?.description;
-  const rule = first.keyword === 'pattern' && described ? `must be ${described}` : first.message;
+  // A NonBlank string: only white space (an empty one was answered above).
+  const blank = first.keyword === 'pattern' && params.pattern === NON_BLANK_PATTERN;
+  const rule = blank
+    ? 'must not be blank'
+    : first.keyword === 'pattern' && described
+      ? `must be ${described}`
+      : first.message;
   if (field === '') return `The request ${context ?? ''} ${rule ?? 'is invalid'}`.replace(/\s+/g, ' ');
   return `The ${field} ${where} ${rule ?? 'is invalid'}`;
 }

@@ -1,4 +1,5 @@
 export { coerce } from './common/coerce';
-export { PlatformProfile, toPlatformProfile } from './common/profile';
+export { PlatformProfile } from './common/profile';
+export { NON_BLANK_PATTERN } from './common/schemas';
 export * from './define';
 export { allOperations, assertRegistry, findOperation, type OperationName, operations } from './registry';

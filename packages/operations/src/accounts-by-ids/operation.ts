@@ -1,6 +1,6 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
-import { PlatformProfile, toPlatformProfile } from '../common/profile';
+import { PlatformProfile } from '../common/profile';
 import { defineOperation, upstreamData } from '../define';
 
 /** The platform answers at most this many ids per call; longer lists are split. */
@@ -31,7 +31,7 @@ export const accountsByIds = defineOperation({
         }),
       ),
     }),
-    data: Upstream(Type.Array(PlatformProfile)),
+    data: Upstream(Type.Array(PlatformProfile.schema)),
   },
   check: ({ query }) => {
     const ids = parseIds(query.ids);
@@ -47,7 +47,7 @@ export const accountsByIds = defineOperation({
     for (let start = 0; start < ids.length; start += UPSTREAM_BATCH) {
       const batch = ids.slice(start, start + UPSTREAM_BATCH);
       const found = await call<unknown[]>('accountsByIds', { query: { ids: batch.join(',') } });
-      profiles.push(...(Array.isArray(found) ? found : []).map(toPlatformProfile));
+      profiles.push(...(Array.isArray(found) ? found : []).map(PlatformProfile.from));
     }
     return upstreamData(profiles);
   },

@@ -1,7 +1,8 @@
 import { Upstream } from '@cg/contract';
-import { type Static, Type } from 'typebox';
-import { coerce, millsToCents, toLocations } from '../common/coerce';
+import { Type } from 'typebox';
+import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
+import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, Nullable, PlatformId } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -12,130 +13,68 @@ const LOCATION_TYPE_DIRECT_MESSAGE = 4001;
 
 const CURSOR_RULE = 'must be a nextCursor this endpoint answered (an item’s platform id)';
 
-/** Media offer item (response.data[]). */
-export const MediaOfferItem = Type.Object({
-  id: Type.String(),
-  mediaOfferId: Type.String(),
-  mediaOfferType: Type.Number({ description: 'for example single media versus bundle' }),
-  mediaOfferBundleId: Nullable(Type.String()),
-  mediaId: Type.String(),
-  mediaType: Type.Number({ description: 'for example image or video' }),
-  previewId: Nullable(Type.String()),
-  accountId: Type.String({ description: 'creator who sent the media' }),
-  locationId: Type.String({ description: 'id of the chat' }),
-  correlationId: Type.String({ description: 'the message that carried the offer' }),
-  locationType: Type.Number({ description: 'for example direct message' }),
+/** Media offer item (response.data[]). Its optional ids are null whether left out, null or "". */
+export const MediaOfferItem = record({
+  id: f.id(),
+  mediaOfferId: f.id(),
+  mediaOfferType: f.number('for example single media versus bundle'),
+  mediaOfferBundleId: f.nullable(f.id(), { emptyIsNull: true }),
+  mediaId: f.id(),
+  mediaType: f.number('for example image or video'),
+  previewId: f.nullable(f.id(), { emptyIsNull: true }),
+  accountId: f.id('creator who sent the media'),
+  locationId: f.id('id of the chat'),
+  correlationId: f.id('the message that carried the offer'),
+  locationType: f.number('for example direct message'),
 });
-export type MediaOfferItem = Static<typeof MediaOfferItem>;
+export type MediaOfferItem = RecordValue<typeof MediaOfferItem>;
 
-const MediaLocation = Type.Object({ locationId: Type.String(), location: Type.String() });
+const MediaLocation = record({ locationId: f.id(), location: f.string() });
+
+/** The file fields of an account media's media and of each of its variants. */
+const MediaFile = record({
+  id: f.id(),
+  type: f.number(),
+  mimetype: f.string(),
+  filename: f.string(),
+  width: f.number(),
+  height: f.number(),
+  locations: f.array(MediaLocation),
+});
+// Each variant of the media has the same fields but filename.
+const { filename: _filename, ...variantFields } = MediaFile.fields;
 
 /** Account media (response.aggregationData.accountMedia[]). */
-export const AccountMedia = Type.Object({
-  id: Type.String(),
-  mediaId: Type.String(),
-  price: Type.Number({ description: 'unlock price in cents; 0 when not paywalled' }),
-  deleted: Type.Boolean(),
-  likeCount: Type.Number(),
-  purchased: Type.Boolean(),
-  whitelisted: Type.Boolean(),
-  access: Type.Boolean(),
-  media: Type.Object({
-    id: Type.String(),
-    type: Type.Number(),
-    mimetype: Type.String(),
-    filename: Type.String(),
-    width: Type.Number(),
-    height: Type.Number(),
-    locations: Type.Array(MediaLocation),
-    variants: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        type: Type.Number(),
-        mimetype: Type.String(),
-        width: Type.Number(),
-        height: Type.Number(),
-        locations: Type.Array(MediaLocation),
-      }),
-    ),
-  }),
+export const AccountMedia = record({
+  id: f.id(),
+  mediaId: f.from((raw) => raw.mediaId ?? coerce.obj(raw.media).id, f.id()),
+  // Upstream money is in mills (1/1000 USD); the contract's prices are cents.
+  price: f.centsFromMills('unlock price in cents; 0 when not paywalled'),
+  deleted: f.boolean(),
+  likeCount: f.number(),
+  purchased: f.boolean(),
+  whitelisted: f.boolean(),
+  access: f.boolean(),
+  media: f.record(MediaFile.extend({ variants: f.array(record(variantFields)) })),
   // The contract says purchases are identified through saleStats without showing it; the platform
   // puts it on each account media, so it is passed on there, its money in cents like every price.
-  saleStats: Type.Object({
-    purchased: Type.Boolean(),
-    purchasedAt: Nullable(Type.Number({ description: 'Unix ms' })),
-    purchaseCount: Type.Number(),
-    totalAmount: Type.Number({ description: 'cents' }),
-  }),
+  saleStats: f.record(
+    record({
+      purchased: f.from((sale, media) => sale.purchased ?? media.purchased, f.boolean()),
+      purchasedAt: f.nullable(f.timestamp()),
+      purchaseCount: f.number(),
+      totalAmount: f.centsFromMills(),
+    }),
+  ),
 });
-export type AccountMedia = Static<typeof AccountMedia>;
+export type AccountMedia = RecordValue<typeof AccountMedia>;
 
 const MediaStatsResponse = Type.Object({
-  data: Type.Array(MediaOfferItem),
-  aggregationData: Type.Object({ accountMedia: Type.Array(AccountMedia) }),
+  data: Type.Array(MediaOfferItem.schema),
+  aggregationData: Type.Object({ accountMedia: Type.Array(AccountMedia.schema) }),
 });
 
-const { obj, arr, str, num, bool, nullableNum } = coerce;
-
-/** An optional id: null whether the platform leaves it out, sends null or sends "". */
-const idOrNull = (value: unknown): string | null => (value === '' ? null : coerce.nullableStr(value));
-
-function toMediaOfferItem(value: unknown): MediaOfferItem {
-  const raw = obj(value);
-  return {
-    id: str(raw.id),
-    mediaOfferId: str(raw.mediaOfferId),
-    mediaOfferType: num(raw.mediaOfferType),
-    mediaOfferBundleId: idOrNull(raw.mediaOfferBundleId),
-    mediaId: str(raw.mediaId),
-    mediaType: num(raw.mediaType),
-    previewId: idOrNull(raw.previewId),
-    accountId: str(raw.accountId),
-    locationId: str(raw.locationId),
-    correlationId: str(raw.correlationId),
-    locationType: num(raw.locationType),
-  };
-}
-
-function toAccountMedia(value: unknown): AccountMedia {
-  const raw = obj(value);
-  const media = obj(raw.media);
-  const sale = obj(raw.saleStats);
-  return {
-    id: str(raw.id),
-    mediaId: str(raw.mediaId ?? media.id),
-    // Upstream money is in mills (1/1000 USD); the contract's prices are cents.
-    price: millsToCents(raw.price),
-    deleted: bool(raw.deleted),
-    likeCount: num(raw.likeCount),
-    purchased: bool(raw.purchased),
-    whitelisted: bool(raw.whitelisted),
-    access: bool(raw.access),
-    media: {
-      id: str(media.id),
-      type: num(media.type),
-      mimetype: str(media.mimetype),
-      filename: str(media.filename),
-      width: num(media.width),
-      height: num(media.height),
-      locations: toLocations(media.locations),
-      variants: arr(media.variants).map((v) => ({
-        id: str(v.id),
-        type: num(v.type),
-        mimetype: str(v.mimetype),
-        width: num(v.width),
-        height: num(v.height),
-        locations: toLocations(v.locations),
-      })),
-    },
-    saleStats: {
-      purchased: bool(sale.purchased ?? raw.purchased),
-      purchasedAt: nullableNum(sale.purchasedAt),
-      purchaseCount: num(sale.purchaseCount),
-      totalAmount: millsToCents(sale.totalAmount),
-    },
-  };
-}
+const { obj, arr, str } = coerce;
 
 export const chatMediaStats = defineOperation({
   name: 'chat-media-stats',
@@ -183,14 +122,14 @@ export const chatMediaStats = defineOperation({
     const rawItems = arr(fetched.data);
     // The cursor is the last offer item's id.
     const page = splitPage(rawItems, MEDIA_STATS_PAGE_SIZE, (item) => str(item.id));
-    const data = page.items.map(toMediaOfferItem);
+    const data = page.items.map(MediaOfferItem.from);
     // The aggregation describes the items fetched, including the look-ahead one; keep only the
     // account media of the items returned, matched by the id the platform links them with.
     const linked = new Set(page.items.map((item) => str(item.accountMediaId)).filter(Boolean));
     const mediaIds = new Set(data.map((item) => item.mediaId));
     const accountMedia = arr(obj(fetched.aggregationData).accountMedia)
       .filter((m) => (linked.size > 0 ? linked.has(str(m.id)) : mediaIds.has(str(m.mediaId))))
-      .map(toAccountMedia);
+      .map(AccountMedia.from);
     return {
       ...upstreamData({ data, aggregationData: { accountMedia } }),
       // The platform answers an empty page inside its one-minute gap ("may return no data at

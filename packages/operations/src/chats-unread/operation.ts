@@ -1,7 +1,8 @@
 import { Upstream } from '@cg/contract';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
+import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, Nullable } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -11,36 +12,22 @@ export const UNREAD_PAGE_SIZE = 50;
 const CURSOR_RULE = 'must be the messageId of the last item of the previous page';
 
 /** Unread message interaction (response.messageInteractions[]). */
-export const UnreadMessageInteraction = Type.Object({
-  messageId: Type.String(),
-  groupId: Type.String({ description: 'chat group id' }),
-  userId: Type.String({ description: 'partner user' }),
-  deliveredAt: Type.Number({ description: 'Unix ms' }),
-  readAt: Nullable(Type.Number({ description: 'Unix ms' })),
-  deletedAt: Nullable(Type.Number({ description: 'Unix ms' })),
-  attachments: Type.Array(Type.Unknown()),
-  validMessage: Type.Boolean(),
+export const UnreadMessageInteraction = record({
+  messageId: f.id(),
+  groupId: f.id('chat group id'),
+  userId: f.id('partner user'),
+  // Interaction times are Unix ms upstream already (docs/upstream-decisions.md: only post and
+  // message createdAt are seconds), so they pass through unconverted.
+  deliveredAt: f.timestamp(),
+  readAt: f.nullable(f.timestamp()),
+  deletedAt: f.nullable(f.timestamp()),
+  attachments: f.array(f.unknown()),
+  // Absent means the platform did not flag it: a message it lists as unread is taken as valid.
+  validMessage: f.from((raw) => (raw.validMessage === undefined ? true : raw.validMessage), f.boolean()),
 });
-export type UnreadMessageInteraction = Static<typeof UnreadMessageInteraction>;
+export type UnreadMessageInteraction = RecordValue<typeof UnreadMessageInteraction>;
 
-const { obj, arr, str, num, bool, nullableNum } = coerce;
-
-function toInteraction(value: unknown): UnreadMessageInteraction {
-  const raw = obj(value);
-  return {
-    messageId: str(raw.messageId),
-    groupId: str(raw.groupId),
-    userId: str(raw.userId),
-    // Interaction times are Unix ms upstream already (docs/upstream-decisions.md: only post and
-    // message createdAt are seconds), so they pass through unconverted.
-    deliveredAt: num(raw.deliveredAt),
-    readAt: nullableNum(raw.readAt),
-    deletedAt: nullableNum(raw.deletedAt),
-    attachments: Array.isArray(raw.attachments) ? raw.attachments : [],
-    // Absent means the platform did not flag it: a message it lists as unread is taken as valid.
-    validMessage: raw.validMessage === undefined ? true : bool(raw.validMessage),
-  };
-}
+const { obj, arr, num } = coerce;
 
 export const chatsUnread = defineOperation({
   name: 'chats-unread',
@@ -61,7 +48,7 @@ export const chatsUnread = defineOperation({
     data: Upstream(
       Type.Object({
         total: Type.Number({ description: 'number of all unread messages, not of this page' }),
-        messageInteractions: Type.Array(UnreadMessageInteraction),
+        messageInteractions: Type.Array(UnreadMessageInteraction.schema),
       }),
       { inner: { nextCursor: Nullable(Type.String()) } },
     ),
@@ -75,7 +62,7 @@ export const chatsUnread = defineOperation({
       }),
     );
     const page = splitPage(
-      arr(fetched.messageInteractions).map(toInteraction),
+      arr(fetched.messageInteractions).map(UnreadMessageInteraction.from),
       UNREAD_PAGE_SIZE,
       (interaction) => interaction.messageId,
     );

@@ -22,20 +22,10 @@ const nullableNum = (value: unknown): number | null =>
 export const coerce = { obj, arr, str, num, bool, nullableStr, nullableNum };
 
 /**
- * A field the contract makes optional, as a spread: `{ [key]: convert(value) }` when the platform
- * sends it, `{}` when it leaves it out or sends null. Kept when sent, never invented.
+ * Whether the platform sent a field the contract makes optional: not when it leaves it out or sends
+ * null. An optional field is kept when sent, never invented (`f.optional` in record.ts).
  */
-export function ifPresent<K extends string, T>(
-  key: K,
-  value: unknown,
-  convert: (value: unknown) => T,
-): Partial<Record<K, T>> {
-  return value === undefined || value === null ? {} : ({ [key]: convert(value) } as Partial<Record<K, T>>);
-}
-
-/** The `locations` of a media or media variant: `{locationId, location}` where its file is served. */
-export const toLocations = (value: unknown) =>
-  arr(value).map((l) => ({ locationId: str(l.locationId), location: str(l.location) }));
+export const sent = (value: unknown): boolean => value !== undefined && value !== null;
 
 /**
  * Fields the contract types as "JSON text" (metadata, messageTemplate, ...): the platform sends them

@@ -1,8 +1,33 @@
 import { sha256 } from '@cg/store';
-import type { Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { ConnectResult } from '../define';
-import { coerce } from './coerce';
-import type { ConnectedData, ConnectionSession, TwofaNeededData } from './schemas';
+import { f, record } from './record';
+
+/** Connection session: the contract's "result of a completed connection". */
+export const ConnectionSession = record({
+  accountId: f.id(),
+  deviceId: f.nullableString(),
+  ip: f.string(),
+  status: f.number(),
+  metadata: f.unknown(),
+  id: f.id(),
+  token: f.string('platform session token (a secret)'),
+  checkToken: f.unknown(),
+});
+
+export const ConnectedData = Type.Object({
+  status_code: Type.Integer(),
+  account_id: Type.String(),
+  data: Type.Object({ success: Type.Boolean(), response: ConnectionSession.schema }),
+});
+
+export const TwofaNeededData = Type.Object({
+  status_code: Type.Integer(),
+  requires_2fa: Type.Boolean(),
+  twofa_token: Type.String(),
+  masked_email: Type.String(),
+  message: Type.String(),
+});
 
 /** Both /connect and /verify-2fa answer with one of the contract's two shapes. */
 export function connectData(
@@ -21,21 +46,7 @@ export function connectData(
   return {
     status_code: 200,
     account_id: result.accountId,
-    data: { success: true, response: toSession(result.session) },
-  };
-}
-
-function toSession(session: Record<string, unknown>): Static<typeof ConnectionSession> {
-  const { str, nullableStr } = coerce;
-  return {
-    accountId: str(session.accountId),
-    deviceId: nullableStr(session.deviceId),
-    ip: str(session.ip),
-    status: Number(session.status ?? 0),
-    metadata: session.metadata ?? null,
-    id: str(session.id),
-    token: str(session.token),
-    checkToken: session.checkToken ?? null,
+    data: { success: true, response: ConnectionSession.from(result.session) },
   };
 }
 

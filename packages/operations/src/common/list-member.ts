@@ -1,37 +1,16 @@
-import { type Static, Type } from 'typebox';
-import { coerce, jsonText } from './coerce';
+import { f, type RecordValue, record } from './record';
 
 /** List member as the add answer gives it (the contract: "without sortId"). */
-export const ListMember = Type.Object({
-  id: Type.String({ description: 'user id of the fan' }),
-  listId: Type.String(),
-  type: Type.Number({ description: 'type of the list' }),
-  metadata: Type.String(),
+export const ListMember = record({
+  id: f.id('user id of the fan'),
+  listId: f.id(),
+  type: f.number('type of the list'),
+  // The platform sends JSON text ("{}"); an object would break the contract's string type.
+  metadata: f.jsonText(),
 });
-export type ListMember = Static<typeof ListMember>;
+export type ListMember = RecordValue<typeof ListMember>;
 
 /** List member as reading a list gives it: `sortId` orders the members and is the read cursor. */
-export const ListMemberWithSortId = Type.Object({
-  id: Type.String({ description: 'user id of the fan' }),
-  sortId: Type.String(),
-  listId: Type.String(),
-  type: Type.Number({ description: 'type of the list' }),
-  metadata: Type.String(),
-});
-export type ListMemberWithSortId = Static<typeof ListMemberWithSortId>;
-
-export function toListMember(value: unknown): ListMember {
-  const raw = coerce.obj(value);
-  return {
-    id: coerce.str(raw.id),
-    listId: coerce.str(raw.listId),
-    type: coerce.num(raw.type),
-    // The platform sends JSON text ("{}"); an object would break the contract's string type.
-    metadata: jsonText(raw.metadata),
-  };
-}
-
-export function toListMemberWithSortId(value: unknown): ListMemberWithSortId {
-  const { id, listId, type, metadata } = toListMember(value);
-  return { id, sortId: coerce.str(coerce.obj(value).sortId), listId, type, metadata };
-}
+const { id, ...memberFields } = ListMember.fields;
+export const ListMemberWithSortId = record({ id, sortId: f.string(), ...memberFields });
+export type ListMemberWithSortId = RecordValue<typeof ListMemberWithSortId>;

@@ -27,31 +27,21 @@ export const CountryCode = Type.String({
 export const NonEmpty = (description?: string) =>
   Type.String({ minLength: 1, maxLength: 1000, ...(description ? { description } : {}) });
 
+/** What NonBlank strings match: a character that is not white space. */
+export const NON_BLANK_PATTERN = '\\S';
+
+/**
+ * A string with a character that is not white space: a blank one would reach the platform as an
+ * empty one (it trims) or as an id it cannot name. The 400 names the field and says it "must not be
+ * blank" (the API's validation message knows this pattern); an empty body field, "must not be empty".
+ */
+export const NonBlank = (description?: string, { maxLength = 1000 }: { maxLength?: number } = {}) =>
+  Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: NON_BLANK_PATTERN,
+    ...(description ? { description } : {}),
+  });
+
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
-
-/** Connection session: the contract's "result of a completed connection". */
-export const ConnectionSession = Type.Object({
-  accountId: Type.String(),
-  deviceId: Nullable(Type.String()),
-  ip: Type.String(),
-  status: Type.Number(),
-  metadata: Type.Unknown(),
-  id: Type.String(),
-  token: Type.String({ description: 'platform session token (a secret)' }),
-  checkToken: Type.Unknown(),
-});
-
-export const ConnectedData = Type.Object({
-  status_code: Type.Integer(),
-  account_id: Type.String(),
-  data: Type.Object({ success: Type.Boolean(), response: ConnectionSession }),
-});
-
-export const TwofaNeededData = Type.Object({
-  status_code: Type.Integer(),
-  requires_2fa: Type.Boolean(),
-  twofa_token: Type.String(),
-  masked_email: Type.String(),
-  message: Type.String(),
-});

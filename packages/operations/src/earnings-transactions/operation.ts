@@ -1,65 +1,43 @@
 import { Upstream } from '@cg/contract';
-import { type Static, Type } from 'typebox';
-import { coerce, millsToCents } from '../common/coerce';
+import { Type } from 'typebox';
+import { coerce } from '../common/coerce';
 import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
-import { AccountParams, Nullable, UnixMs } from '../common/schemas';
+import { f, type RecordValue, record } from '../common/record';
+import { AccountParams, UnixMs } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
-const { obj, arr, str, num, nullableStr, nullableNum } = coerce;
+const { obj, arr, num } = coerce;
 
 /**
  * The contract's Earnings transaction. amount, destinationTax, destinationAmount, newBalance and
  * newBalance64 are money: mills upstream, whole cents here (rounded, so a balance may differ by a
  * cent from the previous one plus destinationAmount).
  */
-export const EarningsTransaction = Type.Object({
-  walletId: Type.String(),
-  transactionId: Type.String(),
-  accountId: Type.String(),
-  correlationId: Type.String(),
-  correlationAccountId: Type.String(),
-  type: Type.Number(),
-  destination: Type.Number(),
-  amount: Type.Number({ description: 'cents, gross' }),
-  destinationTax: Type.Number({ description: 'cents' }),
-  destinationAmount: Type.Number({ description: 'cents, net credited' }),
-  newBalance: Type.Number({ description: 'cents, wallet balance after the transaction' }),
-  newBalance64: Type.Number({ description: 'cents' }),
-  createdAt: Type.Number({ description: 'Unix ms' }),
-  updatedAt: Nullable(Type.Number({ description: 'Unix ms' })),
-  status: Type.Number(),
-  senderId: Nullable(Type.String()),
-  receiverId: Type.String(),
+export const EarningsTransaction = record({
+  walletId: f.id(),
+  transactionId: f.id(),
+  accountId: f.id(),
+  correlationId: f.id(),
+  correlationAccountId: f.id(),
+  type: f.number(),
+  destination: f.number(),
+  amount: f.centsFromMills('cents, gross'),
+  destinationTax: f.centsFromMills(),
+  destinationAmount: f.centsFromMills('cents, net credited'),
+  newBalance: f.centsFromMills('cents, wallet balance after the transaction'),
+  newBalance64: f.from((raw) => raw.newBalance64 ?? raw.newBalance, f.centsFromMills()),
+  createdAt: f.timestamp(),
+  updatedAt: f.nullable(f.timestamp()),
+  status: f.number(),
+  senderId: f.nullableString(),
+  receiverId: f.id(),
 });
-export type EarningsTransaction = Static<typeof EarningsTransaction>;
+export type EarningsTransaction = RecordValue<typeof EarningsTransaction>;
 
 export const EarningsResponse = Type.Object({
   total: Type.Number({ description: 'transactions within before/after' }),
-  data: Type.Array(EarningsTransaction),
+  data: Type.Array(EarningsTransaction.schema),
 });
-
-export function toEarningsTransaction(value: unknown): EarningsTransaction {
-  const raw = obj(value);
-  return {
-    walletId: str(raw.walletId),
-    transactionId: str(raw.transactionId),
-    accountId: str(raw.accountId),
-    correlationId: str(raw.correlationId),
-    correlationAccountId: str(raw.correlationAccountId),
-    type: num(raw.type),
-    destination: num(raw.destination),
-    amount: millsToCents(raw.amount),
-    destinationTax: millsToCents(raw.destinationTax),
-    destinationAmount: millsToCents(raw.destinationAmount),
-    newBalance: millsToCents(raw.newBalance),
-    newBalance64: millsToCents(raw.newBalance64 ?? raw.newBalance),
-    createdAt: num(raw.createdAt),
-    updatedAt: nullableNum(raw.updatedAt),
-    status: num(raw.status),
-    senderId: nullableStr(raw.senderId),
-    receiverId: str(raw.receiverId),
-  };
-}
 
 export const earningsTransactions = defineOperation({
   name: 'earnings-transactions',
@@ -104,7 +82,7 @@ export const earningsTransactions = defineOperation({
           }),
         );
         total = answer.total;
-        return arr(answer.data).map(toEarningsTransaction);
+        return arr(answer.data).map(EarningsTransaction.from);
       },
     );
     return upstreamData({ total: num(total), data: items });

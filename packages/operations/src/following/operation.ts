@@ -3,18 +3,17 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cursor';
 import { fetchCursorPage, LimitQuery } from '../common/paging';
+import { f, record } from '../common/record';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
-const { arr, str } = coerce;
+const { arr } = coerce;
 
 /** The contract's Following entry. */
-export const FollowingEntry = Type.Object({
-  accountId: Type.String({ description: 'platform account id of a followed account' }),
-});
+export const FollowingEntry = record({ accountId: f.id('platform account id of a followed account') });
 
 export const FollowingResponse = Type.Object({
-  following: Type.Array(FollowingEntry),
+  following: Type.Array(FollowingEntry.schema),
   nextCursor: NextOffsetCursor,
 });
 
@@ -45,7 +44,7 @@ export const following = defineOperation({
           // before/after are the platform's own bounds, unused here: paging is by offset.
           query: { before: 0, after: 0, limit: page.limit, offset: page.offset },
         }),
-      ).map((entry) => ({ accountId: str(entry.accountId) })),
+      ).map(FollowingEntry.from),
     );
     return upstreamData({ following: items, nextCursor });
   },

@@ -2,7 +2,7 @@ import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
-import { ListMemberWithSortId, toListMemberWithSortId } from '../common/list-member';
+import { ListMemberWithSortId } from '../common/list-member';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -34,7 +34,7 @@ export const listsRead = defineOperation({
       ),
     }),
     // nextCursor is typed string only in the contract: "" marks the last page.
-    data: Upstream(Type.Array(ListMemberWithSortId), { inner: { nextCursor: Type.String() } }),
+    data: Upstream(Type.Array(ListMemberWithSortId.schema), { inner: { nextCursor: Type.String() } }),
   },
   check: ({ query }) => idCursor.check(query.cursor, CURSOR_RULE),
   run: async ({ params, query }, { call }) => {
@@ -47,7 +47,7 @@ export const listsRead = defineOperation({
       },
     });
     const page = splitPage(
-      coerce.arr(fetched).map(toListMemberWithSortId),
+      coerce.arr(fetched).map(ListMemberWithSortId.from),
       LIST_PAGE_SIZE,
       (member) => member.sortId,
     );

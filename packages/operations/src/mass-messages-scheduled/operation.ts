@@ -1,56 +1,56 @@
 import { Upstream } from '@cg/contract';
-import { type Static, Type } from 'typebox';
-import { coerce, jsonText } from '../common/coerce';
-import { AccountParams, Nullable } from '../common/schemas';
+import { Type } from 'typebox';
+import { coerce } from '../common/coerce';
+import { f, type RecordValue, record } from '../common/record';
+import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
-const { obj, arr, str, num, bool, nullableStr, nullableNum } = coerce;
-
 /** Scheduled mass message (`response.scheduledBroadcastMessages[]`). */
-export const ScheduledMassMessage = Type.Object({
-  id: Type.String(),
-  groupId: Type.String(),
-  accountId: Type.String(),
-  status: Type.Number(),
-  messageTemplate: Type.String({ description: 'JSON text of the message to send' }),
-  version: Type.Number(),
-  scheduledFor: Type.Number({ description: 'Unix ms' }),
+export const ScheduledMassMessage = record({
+  id: f.id(),
+  groupId: f.id(),
+  accountId: f.id(),
+  status: f.number(),
+  messageTemplate: f.jsonText('JSON text of the message to send'),
+  version: f.number(),
+  // Already Unix ms upstream (docs/upstream-decisions.md: only post/message createdAt are seconds).
+  scheduledFor: f.timestamp(),
 });
-export type ScheduledMassMessage = Static<typeof ScheduledMassMessage>;
+export type ScheduledMassMessage = RecordValue<typeof ScheduledMassMessage>;
+
+const GroupUser = record({
+  groupId: f.id(),
+  userId: f.id(),
+  type: f.number(),
+  permissionFlags: f.number(),
+  // customName is null on a group the creator never named.
+  userSettings: f.record(record({ customName: f.nullableString(), hidden: f.boolean() })),
+});
+
+const GroupRecipient = record({
+  groupId: f.id(),
+  recipientId: f.id(),
+  type: f.number(),
+  permissionFlags: f.nullableNumber(),
+});
 
 /** Recipient group (`response.groups[]`). */
-export const RecipientGroup = Type.Object({
-  id: Type.String(),
-  type: Type.Number(),
-  groupFlags: Type.Number(),
-  groupFlagsMetadata: Type.String({ description: 'JSON text' }),
-  createdBy: Type.String(),
-  users: Type.Array(
-    Type.Object({
-      groupId: Type.String(),
-      userId: Type.String(),
-      type: Type.Number(),
-      permissionFlags: Type.Number(),
-      // customName is null on a group the creator never named.
-      userSettings: Type.Object({ customName: Nullable(Type.String()), hidden: Type.Boolean() }),
-    }),
-  ),
+export const RecipientGroup = record({
+  id: f.id(),
+  type: f.number(),
+  groupFlags: f.number(),
+  groupFlagsMetadata: f.jsonText(),
+  createdBy: f.id(),
+  users: f.array(GroupUser),
   // The contract shows an array without its element type: passed on as the platform sends it.
-  permissionFlags: Type.Array(Type.Unknown()),
-  recipients: Type.Array(
-    Type.Object({
-      groupId: Type.String(),
-      recipientId: Type.String(),
-      type: Type.Number(),
-      permissionFlags: Nullable(Type.Number()),
-    }),
-  ),
+  permissionFlags: f.array(f.unknown()),
+  recipients: f.array(GroupRecipient),
 });
-export type RecipientGroup = Static<typeof RecipientGroup>;
+export type RecipientGroup = RecordValue<typeof RecipientGroup>;
 
 export const ScheduledMassMessagesResponse = Type.Object({
-  scheduledBroadcastMessages: Type.Array(ScheduledMassMessage),
-  groups: Type.Array(RecipientGroup),
+  scheduledBroadcastMessages: Type.Array(ScheduledMassMessage.schema),
+  groups: Type.Array(RecipientGroup.schema),
 });
 
 export const massMessagesScheduled = defineOperation({
@@ -68,53 +68,10 @@ export const massMessagesScheduled = defineOperation({
   },
   // One upstream call answers everything (no paging upstream), so the gateway has no cursor here.
   run: async (_input, { call }) => {
-    const raw = obj(await call('broadcastScheduled'));
+    const raw = coerce.obj(await call('broadcastScheduled'));
     return upstreamData({
-      scheduledBroadcastMessages: arr(raw.scheduledBroadcastMessages).map(toScheduledMassMessage),
-      groups: arr(raw.groups).map(toRecipientGroup),
+      scheduledBroadcastMessages: coerce.arr(raw.scheduledBroadcastMessages).map(ScheduledMassMessage.from),
+      groups: coerce.arr(raw.groups).map(RecipientGroup.from),
     });
   },
 });
-
-function toScheduledMassMessage(raw: Record<string, unknown>): ScheduledMassMessage {
-  return {
-    id: str(raw.id),
-    groupId: str(raw.groupId),
-    accountId: str(raw.accountId),
-    status: num(raw.status),
-    messageTemplate: jsonText(raw.messageTemplate),
-    version: num(raw.version),
-    // Already Unix ms upstream (docs/upstream-decisions.md: only post/message createdAt are seconds).
-    scheduledFor: num(raw.scheduledFor),
-  };
-}
-
-function toRecipientGroup(raw: Record<string, unknown>): RecipientGroup {
-  return {
-    id: str(raw.id),
-    type: num(raw.type),
-    groupFlags: num(raw.groupFlags),
-    groupFlagsMetadata: jsonText(raw.groupFlagsMetadata),
-    createdBy: str(raw.createdBy),
-    users: arr(raw.users).map((user) => {
-      const settings = obj(user.userSettings);
-      return {
-        groupId: str(user.groupId),
-        userId: str(user.userId),
-        type: num(user.type),
-        permissionFlags: num(user.permissionFlags),
-        userSettings: {
-          customName: nullableStr(settings.customName),
-          hidden: bool(settings.hidden),
-        },
-      };
-    }),
-    permissionFlags: Array.isArray(raw.permissionFlags) ? raw.permissionFlags : [],
-    recipients: arr(raw.recipients).map((recipient) => ({
-      groupId: str(recipient.groupId),
-      recipientId: str(recipient.recipientId),
-      type: num(recipient.type),
-      permissionFlags: nullableNum(recipient.permissionFlags),
-    })),
-  };
-}

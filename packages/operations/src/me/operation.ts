@@ -1,5 +1,5 @@
 import { Upstream } from '@cg/contract';
-import { PlatformProfile, toPlatformProfile } from '../common/profile';
+import { PlatformProfile } from '../common/profile';
 import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -14,10 +14,10 @@ export const me = defineOperation({
   successStatus: 200,
   schemas: {
     params: AccountParams,
-    data: Upstream(PlatformProfile),
+    data: Upstream(PlatformProfile.schema),
   },
   run: async (_input, { call }) => {
     const me = await call<{ account?: unknown }>('accountMe');
-    return upstreamData(toPlatformProfile(me?.account));
+    return upstreamData(PlatformProfile.from(me?.account));
   },
 });

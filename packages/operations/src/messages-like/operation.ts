@@ -1,30 +1,23 @@
 import { Upstream } from '@cg/contract';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
-import { AccountParams } from '../common/schemas';
+import { f, type RecordValue, record } from '../common/record';
+import { AccountParams, NonBlank } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** Reaction: the record a like answers with. */
-export const Reaction = Type.Object({
-  id: Type.Union([Type.String(), Type.Number()], { description: 'id of the reaction record' }),
-  accountId: Type.String({ description: 'account that reacted' }),
-  messageId: Type.String(),
-  type: Type.Number({ description: '1 to 7' }),
-  groupId: Type.String({ description: 'chat or group of the message' }),
+export const Reaction = record({
+  // The contract allows either type; a numeric id is kept a number rather than reformatted.
+  id: f.custom(
+    Type.Union([Type.String(), Type.Number()], { description: 'id of the reaction record' }),
+    (value) => (typeof value === 'number' ? value : coerce.str(value)),
+  ),
+  accountId: f.id('account that reacted'),
+  messageId: f.id(),
+  type: f.number('1 to 7'),
+  groupId: f.id('chat or group of the message'),
 });
-export type Reaction = Static<typeof Reaction>;
-
-function toReaction(value: unknown): Reaction {
-  const raw = coerce.obj(value);
-  return {
-    // The contract allows either type; a numeric id is kept a number rather than reformatted.
-    id: typeof raw.id === 'number' ? raw.id : coerce.str(raw.id),
-    accountId: coerce.str(raw.accountId),
-    messageId: coerce.str(raw.messageId),
-    type: coerce.num(raw.type),
-    groupId: coerce.str(raw.groupId),
-  };
-}
+export type Reaction = RecordValue<typeof Reaction>;
 
 export const messagesLike = defineOperation({
   name: 'messages-like',
@@ -39,16 +32,14 @@ export const messagesLike = defineOperation({
   schemas: {
     params: AccountParams,
     body: Type.Object({
-      // At most 64 characters, the platform's bound on an id; an unknown id of any shape is a 404.
-      messageId: Type.String({ minLength: 1, maxLength: 64, description: 'id of the message' }),
+      // At most 64 characters (the platform's bound on an id), not blank; any other unknown id is a 404.
+      messageId: NonBlank('id of the message', { maxLength: 64 }),
       type: Type.Integer({ minimum: 1, maximum: 7, description: 'reaction type, 1 to 7; 1 is a like' }),
     }),
-    data: Upstream(Reaction),
+    data: Upstream(Reaction.schema),
   },
-  check: ({ body }) =>
-    body.messageId.trim() === '' ? 'messageId must not be blank: the id of a message' : undefined,
   run: async ({ body }, { call }) => {
     const reaction = await call('messageLike', { body: { messageId: body.messageId, type: body.type } });
-    return upstreamData(toReaction(reaction));
+    return upstreamData(Reaction.from(reaction));
   },
 });

@@ -1,29 +1,31 @@
 import { GatewayError, Upstream } from '@cg/contract';
 import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
-import { coerce, jsonText } from '../common/coerce';
+import { coerce } from '../common/coerce';
 import { isRefusal } from '../common/platform-refusal';
-import { AccountParams } from '../common/schemas';
+import { f, type RecordValue, record } from '../common/record';
+import { AccountParams, NonBlank } from '../common/schemas';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
 
-const { obj, str, num } = coerce;
+const { obj, str } = coerce;
 
 /** Payout method as the deletion answers it (`status` 3 = deleted). */
-export const PayoutMethod = Type.Object({
-  id: Type.String(),
-  accountId: Type.String(),
-  providerId: Type.String(),
-  type: Type.Number(),
-  flags: Type.Number(),
-  status: Type.Number({ description: '3 means deleted' }),
-  metadata: Type.String({ description: 'JSON text with the payout details' }),
-  version: Type.Number(),
-  deletedAt: Type.Number({ description: 'Unix ms' }),
+export const PayoutMethod = record({
+  id: f.id(),
+  accountId: f.id(),
+  providerId: f.id(),
+  type: f.number(),
+  flags: f.number(),
+  status: f.number('3 means deleted'),
+  metadata: f.jsonText('JSON text with the payout details'),
+  version: f.number(),
+  // Unix ms upstream already (docs/upstream-decisions.md).
+  deletedAt: f.timestamp(),
 });
-export type PayoutMethod = Static<typeof PayoutMethod>;
+export type PayoutMethod = RecordValue<typeof PayoutMethod>;
 
 const Twofa = Type.Object({
-  code: Type.String({ minLength: 1, maxLength: 32, description: 'the current two-factor code' }),
+  code: NonBlank('the current two-factor code', { maxLength: 32 }),
   token: Type.String({
     maxLength: 200,
     description: 'token of the platform’s one-time-password step, if it gave one; may be empty',
@@ -48,22 +50,17 @@ export const payoutDelete = defineOperation({
   schemas: {
     params: AccountParams,
     body: Type.Object({
-      payoutMethodId: Type.String({ minLength: 1, maxLength: 64, description: 'id of the payout method' }),
+      payoutMethodId: NonBlank('id of the payout method', { maxLength: 64 }),
       twofa: Type.Optional(Twofa),
     }),
-    data: Upstream(PayoutMethod),
-  },
-  check: ({ body }) => {
-    if (body.payoutMethodId.trim() === '') return 'payoutMethodId must not be blank';
-    if (body.twofa !== undefined && body.twofa.code.trim() === '') return 'twofa.code must not be blank';
-    return undefined;
+    data: Upstream(PayoutMethod.schema),
   },
   run: async ({ body }, { call }) => {
     const twofa = body.twofa === undefined ? undefined : await stepUp(body.twofa, call);
     const method = await call('payoutMethodDelete', {
       body: { payoutMethodId: body.payoutMethodId, ...(twofa === undefined ? {} : { twofa }) },
     });
-    return upstreamData(toPayoutMethod(method));
+    return upstreamData(PayoutMethod.from(method));
   },
 });
 
@@ -97,20 +94,4 @@ async function stepUp(
   const token = str(obj(verified).token);
   if (token === '') throw unconfirmed();
   return { code, token };
-}
-
-function toPayoutMethod(value: unknown): PayoutMethod {
-  const raw = obj(value);
-  return {
-    id: str(raw.id),
-    accountId: str(raw.accountId),
-    providerId: str(raw.providerId),
-    type: num(raw.type),
-    flags: num(raw.flags),
-    status: num(raw.status),
-    metadata: jsonText(raw.metadata),
-    version: num(raw.version),
-    // Unix ms upstream already (docs/upstream-decisions.md).
-    deletedAt: num(raw.deletedAt),
-  };
 }

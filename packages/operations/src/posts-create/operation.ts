@@ -1,11 +1,12 @@
 import { GatewayError, Upstream } from '@cg/contract';
 import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
-import { coerce, millsToCents } from '../common/coerce';
-import { AccountParams, Nullable, UnixMs } from '../common/schemas';
+import { coerce, type Raw } from '../common/coerce';
+import { f, type RecordValue, record } from '../common/record';
+import { AccountParams, UnixMs } from '../common/schemas';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
 
-const { obj, arr, str, num, nullableStr } = coerce;
+const { obj, arr, str } = coerce;
 
 /** The platform takes at most this much post text (sandbox README, `POST /post`). */
 const MAX_CONTENT = 5000;
@@ -84,44 +85,52 @@ export const PostBody = Type.Object({
 });
 type PostBody = Static<typeof PostBody>;
 
-export const PostReplyRule = Type.Object({
-  id: Type.String(),
-  postId: Type.String(),
-  flags: Type.Number(),
-  type: Type.Number(),
-  metadata: Type.String(),
+/** The post a rule or an attachment belongs to: the platform may leave it to its post's id. */
+const postIdOr = (raw: Raw, post: Raw) => raw.postId ?? post.id;
+
+export const PostReplyRule = record({
+  id: f.id(),
+  postId: f.from(postIdOr, f.id()),
+  flags: f.number(),
+  type: f.number(),
+  metadata: f.string(),
 });
 
-export const PostAttachment = Type.Object({
-  contentType: Type.Number(),
-  contentId: Type.String(),
-  pos: Type.Number(),
-  postId: Type.String(),
+export const PostAttachment = record({
+  contentType: f.number(),
+  contentId: f.id(),
+  pos: f.number(),
+  postId: f.from(postIdOr, f.id()),
 });
 
-/** The contract's Post record (result of creation), plus createdAt and scheduledFor in Unix ms. */
-export const Post = Type.Object({
-  id: Type.String(),
-  accountId: Type.String(),
-  content: Type.String(),
-  fypFlags: Type.Number(),
-  inReplyTo: Nullable(Type.String()),
-  quotedPostId: Nullable(Type.String()),
-  replyPermissionFlags: Type.Number({ description: 'combined bitmask of postReplyPermissionFlags' }),
-  postReplyPermissionFlags: Type.Array(PostReplyRule),
-  expiresAt: Type.Number({ description: 'Unix ms; 0 means never' }),
-  attachments: Type.Array(PostAttachment),
-  wallIds: Type.Array(Type.String()),
-  pinWallIds: Type.Array(Type.String()),
-  pinned: Type.Number(),
-  mediaLikeCount: Type.Number(),
-  totalTipAmount: Type.Number({ description: 'cents' }),
-  attachmentTipAmount: Type.Number({ description: 'cents' }),
-  accountMentions: Type.Array(Type.Unknown()),
-  scheduledFor: Type.Number({ description: 'Unix ms; 0 = published at creation' }),
-  createdAt: Type.Number({ description: 'Unix ms' }),
+/**
+ * The contract's Post record (result of creation), plus createdAt and scheduledFor in Unix ms. It
+ * has no access fields, so the platform's accessPermissions and previewId stay upstream.
+ */
+export const Post = record({
+  id: f.id(),
+  accountId: f.id(),
+  content: f.string(),
+  fypFlags: f.number(),
+  inReplyTo: f.nullableString(),
+  quotedPostId: f.nullableString(),
+  replyPermissionFlags: f.number('combined bitmask of postReplyPermissionFlags'),
+  postReplyPermissionFlags: f.array(PostReplyRule),
+  expiresAt: f.timestamp('Unix ms; 0 means never'),
+  attachments: f.array(PostAttachment),
+  wallIds: f.array(f.id()),
+  pinWallIds: f.array(f.id()),
+  pinned: f.number(),
+  mediaLikeCount: f.number(),
+  // Tip totals are platform money, in mills.
+  totalTipAmount: f.centsFromMills(),
+  attachmentTipAmount: f.centsFromMills(),
+  accountMentions: f.array(f.unknown()),
+  scheduledFor: f.timestamp('Unix ms; 0 = published at creation'),
+  // Post createdAt is the one upstream time in seconds.
+  createdAt: f.timestampFromSeconds(),
 });
-export type Post = Static<typeof Post>;
+export type Post = RecordValue<typeof Post>;
 
 /**
  * Reply rules upstream, one `{type, flags, metadata}` per allowed group. GUESS: neither the public
@@ -235,46 +244,6 @@ function upstreamPost(body: PostBody): Record<string, unknown> {
   };
 }
 
-/** The contract's Post has no access fields, so the platform's accessPermissions and previewId stay upstream. */
-export function toPost(value: unknown): Post {
-  const raw = obj(value);
-  const createdAt = num(raw.createdAt);
-  return {
-    id: str(raw.id),
-    accountId: str(raw.accountId),
-    content: str(raw.content),
-    fypFlags: num(raw.fypFlags),
-    inReplyTo: nullableStr(raw.inReplyTo),
-    quotedPostId: nullableStr(raw.quotedPostId),
-    replyPermissionFlags: num(raw.replyPermissionFlags),
-    postReplyPermissionFlags: arr(raw.postReplyPermissionFlags).map((rule) => ({
-      id: str(rule.id),
-      postId: str(rule.postId ?? raw.id),
-      flags: num(rule.flags),
-      type: num(rule.type),
-      metadata: str(rule.metadata),
-    })),
-    expiresAt: num(raw.expiresAt),
-    attachments: arr(raw.attachments).map((attachment) => ({
-      contentType: num(attachment.contentType),
-      contentId: str(attachment.contentId),
-      pos: num(attachment.pos),
-      postId: str(attachment.postId ?? raw.id),
-    })),
-    wallIds: Array.isArray(raw.wallIds) ? raw.wallIds.map(str) : [],
-    pinWallIds: Array.isArray(raw.pinWallIds) ? raw.pinWallIds.map(str) : [],
-    pinned: num(raw.pinned),
-    mediaLikeCount: num(raw.mediaLikeCount),
-    // Tip totals are platform money, in mills.
-    totalTipAmount: millsToCents(raw.totalTipAmount),
-    attachmentTipAmount: millsToCents(raw.attachmentTipAmount),
-    accountMentions: Array.isArray(raw.accountMentions) ? raw.accountMentions : [],
-    scheduledFor: num(raw.scheduledFor),
-    // Post createdAt is the one upstream time in seconds.
-    createdAt: createdAt * 1000,
-  };
-}
-
 /**
  * The platform answers an unknown media and an unknown wall alike (404). When walls were named, one
  * read of the account's walls tells the caller which of their ids is wrong.
@@ -309,12 +278,12 @@ export const postsCreate = defineOperation({
   schemas: {
     params: AccountParams,
     body: PostBody,
-    data: Upstream(Post),
+    data: Upstream(Post.schema),
   },
   check: ({ body }) => checkPost(body),
   run: async ({ body }, { call }) => {
     try {
-      return upstreamData(toPost(await call('postCreate', { body: upstreamPost(body) })));
+      return upstreamData(Post.from(await call('postCreate', { body: upstreamPost(body) })));
     } catch (error) {
       if (!(error instanceof PlatformError) || error.retry !== 'permanent') throw error;
       if (error.kind === 'not_found') throw await notFoundReason(body, call);

@@ -1,23 +1,26 @@
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
+import { f, type RecordValue, record } from '../common/record';
 import { AccountParams } from '../common/schemas';
 import { defineOperation } from '../define';
 
-const { obj, arr, str, num, bool } = coerce;
+const { obj, arr, str, bool } = coerce;
 
 /** The contract's Wall record. */
-export const Wall = Type.Object({
-  id: Type.String(),
-  accountId: Type.String(),
-  pos: Type.Number({ description: 'display order' }),
-  name: Type.String(),
-  description: Type.String(),
-  private: Type.Number({ description: 'privacy flag' }),
-  metadata: Type.String({ description: 'JSON text' }),
-  mainWall: Type.Optional(Type.Boolean({ description: 'present on the main wall' })),
-  defaultWall: Type.Optional(Type.Boolean({ description: 'present on the default wall' })),
+export const Wall = record({
+  id: f.id(),
+  accountId: f.id(),
+  pos: f.number('display order'),
+  name: f.string(),
+  description: f.string(),
+  private: f.number('privacy flag'),
+  metadata: f.string('JSON text'),
+  // The contract has them present on the main and the default wall: a platform's `false` on the
+  // others is left out, so that a client testing for the field finds only the one wall.
+  mainWall: f.optional(f.boolean('present on the main wall'), bool),
+  defaultWall: f.optional(f.boolean('present on the default wall'), bool),
 });
-export type Wall = Static<typeof Wall>;
+export type Wall = RecordValue<typeof Wall>;
 
 /**
  * The contract shapes this endpoint unlike the others: `data.data` holds accountId and walls itself,
@@ -25,25 +28,8 @@ export type Wall = Static<typeof Wall>;
  */
 export const WallsData = Type.Object({
   status_code: Type.Integer(),
-  data: Type.Object({ accountId: Type.String(), walls: Type.Array(Wall) }),
+  data: Type.Object({ accountId: Type.String(), walls: Type.Array(Wall.schema) }),
 });
-
-export function toWall(value: unknown): Wall {
-  const raw = obj(value);
-  return {
-    id: str(raw.id),
-    accountId: str(raw.accountId),
-    pos: num(raw.pos),
-    name: str(raw.name),
-    description: str(raw.description),
-    private: num(raw.private),
-    metadata: str(raw.metadata),
-    // The contract has them present on the main and the default wall: a platform's `false` on the
-    // others is left out, so that a client testing for the field finds only the one wall.
-    ...(bool(raw.mainWall) ? { mainWall: true } : {}),
-    ...(bool(raw.defaultWall) ? { defaultWall: true } : {}),
-  };
-}
 
 export const postsWalls = defineOperation({
   name: 'posts-walls',
@@ -64,7 +50,7 @@ export const postsWalls = defineOperation({
       status_code: 200,
       data: {
         accountId: str(answer.accountId ?? account?.platformAccountId),
-        walls: arr(answer.walls).map(toWall),
+        walls: arr(answer.walls).map(Wall.from),
       },
     };
   },

@@ -1,95 +1,61 @@
 import { Upstream } from '@cg/contract';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cursor';
 import { fetchCursorPage, LimitQuery } from '../common/paging';
-import { AccountParams, Nullable } from '../common/schemas';
+import { f, type RecordValue, record } from '../common/record';
+import { AccountParams } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
-const { obj, arr, str, num, nullableStr, nullableNum } = coerce;
+const { obj, arr } = coerce;
 
 /** Upstream status code of an active subscription (the contract: "3 means active"). */
 const STATUS_ACTIVE = 3;
 
 /** The contract's Subscription record. Prices in cents and times in Unix ms, as upstream. */
-export const Subscription = Type.Object({
-  id: Type.String(),
-  historyId: Type.String(),
-  subscriberId: Type.String(),
-  subscriptionTierId: Type.String(),
-  subscriptionTierName: Type.String(),
-  subscriptionTierColor: Type.String(),
-  planId: Type.String(),
-  promoId: Type.String({ description: "'0' if none" }),
-  giftCodeId: Nullable(Type.String()),
-  paymentMethodId: Type.String({ description: "'0' if none" }),
-  status: Type.Number({ description: '3 means active' }),
-  price: Type.Number({ description: 'cents' }),
-  renewPrice: Type.Number({ description: 'cents' }),
-  renewCorrelationId: Type.String(),
-  autoRenew: Type.Number({ description: '1 enabled, 0 not' }),
-  billingCycle: Type.Number({ description: 'days' }),
-  duration: Type.Number({ description: 'days' }),
-  renewDate: Type.Number({ description: 'Unix ms' }),
-  version: Type.Number(),
-  createdAt: Type.Number(),
-  updatedAt: Type.Number(),
-  endsAt: Type.Number(),
-  promoPrice: Nullable(Type.Number({ description: 'cents' })),
-  promoDuration: Nullable(Type.Number({ description: 'days' })),
-  promoStatus: Nullable(Type.Number()),
-  promoStartsAt: Nullable(Type.Number()),
-  promoEndsAt: Nullable(Type.Number()),
+export const Subscription = record({
+  id: f.id(),
+  historyId: f.id(),
+  subscriberId: f.id(),
+  subscriptionTierId: f.id(),
+  subscriptionTierName: f.string(),
+  subscriptionTierColor: f.string(),
+  planId: f.id(),
+  promoId: f.id("'0' if none", { fallback: '0' }),
+  giftCodeId: f.nullableString(),
+  paymentMethodId: f.id("'0' if none", { fallback: '0' }),
+  status: f.number('3 means active'),
+  // Subscription prices are the platform's one money field already in cents.
+  price: f.number('cents'),
+  renewPrice: f.number('cents'),
+  renewCorrelationId: f.id(),
+  autoRenew: f.number('1 enabled, 0 not'),
+  billingCycle: f.number('days'),
+  duration: f.number('days'),
+  renewDate: f.timestamp(),
+  version: f.number(),
+  createdAt: f.timestamp(),
+  updatedAt: f.timestamp(),
+  endsAt: f.timestamp(),
+  promoPrice: f.nullableNumber('cents'),
+  promoDuration: f.nullableNumber('days'),
+  promoStatus: f.nullableNumber(),
+  promoStartsAt: f.nullable(f.timestamp()),
+  promoEndsAt: f.nullable(f.timestamp()),
 });
-export type Subscription = Static<typeof Subscription>;
+export type Subscription = RecordValue<typeof Subscription>;
 
-export const SubscriberStats = Type.Object({
-  totalActive: Type.Number(),
-  totalExpired: Type.Number(),
-  total: Type.Number(),
+export const SubscriberStats = record({
+  totalActive: f.number(),
+  totalExpired: f.number(),
+  total: f.number(),
 });
 
 export const SubscribersResponse = Type.Object({
-  stats: SubscriberStats,
-  subscriptions: Type.Array(Subscription),
+  stats: SubscriberStats.schema,
+  subscriptions: Type.Array(Subscription.schema),
   nextCursor: NextOffsetCursor,
 });
-
-const idOrZero = (value: unknown): string => (value === undefined || value === null ? '0' : str(value));
-
-export function toSubscription(value: unknown): Subscription {
-  const raw = obj(value);
-  return {
-    id: str(raw.id),
-    historyId: str(raw.historyId),
-    subscriberId: str(raw.subscriberId),
-    subscriptionTierId: str(raw.subscriptionTierId),
-    subscriptionTierName: str(raw.subscriptionTierName),
-    subscriptionTierColor: str(raw.subscriptionTierColor),
-    planId: str(raw.planId),
-    promoId: idOrZero(raw.promoId),
-    giftCodeId: nullableStr(raw.giftCodeId),
-    paymentMethodId: idOrZero(raw.paymentMethodId),
-    status: num(raw.status),
-    // Subscription prices are the platform's one money field already in cents.
-    price: num(raw.price),
-    renewPrice: num(raw.renewPrice),
-    renewCorrelationId: str(raw.renewCorrelationId),
-    autoRenew: num(raw.autoRenew),
-    billingCycle: num(raw.billingCycle),
-    duration: num(raw.duration),
-    renewDate: num(raw.renewDate),
-    version: num(raw.version),
-    createdAt: num(raw.createdAt),
-    updatedAt: num(raw.updatedAt),
-    endsAt: num(raw.endsAt),
-    promoPrice: nullableNum(raw.promoPrice),
-    promoDuration: nullableNum(raw.promoDuration),
-    promoStatus: nullableNum(raw.promoStatus),
-    promoStartsAt: nullableNum(raw.promoStartsAt),
-    promoEndsAt: nullableNum(raw.promoEndsAt),
-  };
-}
 
 export const subscribers = defineOperation({
   name: 'subscribers',
@@ -123,7 +89,7 @@ export const subscribers = defineOperation({
   run: async ({ query }, { call }) => {
     const search = query.search?.trim();
     // Every page carries the same stats (they count all of the creator's subscriptions).
-    let stats: Record<string, unknown> = {};
+    let stats: unknown = {};
     const { items, nextCursor } = await fetchCursorPage(query, async (page) => {
       const answer = obj(
         await call('subscribers', {
@@ -136,15 +102,11 @@ export const subscribers = defineOperation({
           },
         }),
       );
-      stats = obj(answer.stats);
-      return arr(answer.subscriptions).map(toSubscription);
+      stats = answer.stats;
+      return arr(answer.subscriptions).map(Subscription.from);
     });
     return upstreamData({
-      stats: {
-        totalActive: num(stats.totalActive),
-        totalExpired: num(stats.totalExpired),
-        total: num(stats.total),
-      },
+      stats: SubscriberStats.from(stats),
       subscriptions: items,
       nextCursor,
     });

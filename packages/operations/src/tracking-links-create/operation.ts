@@ -1,12 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
-import { AccountParams } from '../common/schemas';
-import {
-  CreatedTrackingLink,
-  DESCRIPTION_MAX,
-  LABEL_MAX,
-  toCreatedTrackingLink,
-} from '../common/tracking-link';
+import { AccountParams, NonBlank } from '../common/schemas';
+import { CreatedTrackingLink, DESCRIPTION_MAX, LABEL_MAX } from '../common/tracking-link';
 import { defineOperation, upstreamData } from '../define';
 
 export const trackingLinksCreate = defineOperation({
@@ -21,12 +16,11 @@ export const trackingLinksCreate = defineOperation({
   schemas: {
     params: AccountParams,
     body: Type.Object({
-      label: Type.String({ minLength: 1, maxLength: LABEL_MAX, description: 'name of the link' }),
+      label: NonBlank('name of the link', { maxLength: LABEL_MAX }),
       description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })),
     }),
-    data: Upstream(CreatedTrackingLink),
+    data: Upstream(CreatedTrackingLink.schema),
   },
-  check: ({ body }) => (body.label.trim() === '' ? 'label must not be blank' : undefined),
   run: async ({ body }, { call }) => {
     // No `id` in the body: that is what makes the platform's one save call a creation.
     const link = await call('trackingLinkUpsert', {
@@ -35,6 +29,6 @@ export const trackingLinksCreate = defineOperation({
         ...(body.description === undefined ? {} : { description: body.description }),
       },
     });
-    return upstreamData(toCreatedTrackingLink(link));
+    return upstreamData(CreatedTrackingLink.from(link));
   },
 });

@@ -1,8 +1,8 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { refusedAs } from '../common/platform-refusal';
-import { AccountParams } from '../common/schemas';
-import { DESCRIPTION_MAX, LABEL_MAX, TrackingLink, toTrackingLink } from '../common/tracking-link';
+import { AccountParams, NonBlank } from '../common/schemas';
+import { DESCRIPTION_MAX, LABEL_MAX, TrackingLink } from '../common/tracking-link';
 import { defineOperation, upstreamData } from '../define';
 
 export const trackingLinksUpdate = defineOperation({
@@ -19,16 +19,11 @@ export const trackingLinksUpdate = defineOperation({
   schemas: {
     params: AccountParams,
     body: Type.Object({
-      id: Type.String({ minLength: 1, maxLength: 64, description: 'id of the tracking link' }),
-      label: Type.Optional(Type.String({ minLength: 1, maxLength: LABEL_MAX })),
+      id: NonBlank('id of the tracking link', { maxLength: 64 }),
+      label: Type.Optional(NonBlank('name of the link', { maxLength: LABEL_MAX })),
       description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })),
     }),
-    data: Upstream(TrackingLink),
-  },
-  check: ({ body }) => {
-    if (body.id.trim() === '') return 'id must not be blank: the id of a tracking link';
-    if (body.label !== undefined && body.label.trim() === '') return 'label must not be blank';
-    return undefined;
+    data: Upstream(TrackingLink.schema),
   },
   run: async ({ body }, { call }) => {
     // The default link's type is only known to the platform, so its 403 is the rule's answer here.
@@ -43,6 +38,6 @@ export const trackingLinksUpdate = defineOperation({
           },
         }),
     );
-    return upstreamData(toTrackingLink(link));
+    return upstreamData(TrackingLink.from(link));
   },
 });

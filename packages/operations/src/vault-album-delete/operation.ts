@@ -1,8 +1,8 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { refusedAs } from '../common/platform-refusal';
-import { AccountParams } from '../common/schemas';
-import { DeletedVaultAlbum, toDeletedVaultAlbum } from '../common/vault-album';
+import { AccountParams, NonBlank } from '../common/schemas';
+import { DeletedVaultAlbum } from '../common/vault-album';
 import { defineOperation, upstreamData } from '../define';
 
 export const vaultAlbumDelete = defineOperation({
@@ -18,18 +18,16 @@ export const vaultAlbumDelete = defineOperation({
   schemas: {
     params: Type.Object({
       ...AccountParams.properties,
-      // Any text the platform could name an album by; an id it does not know is its 404, not ours.
-      albumId: Type.String({ minLength: 1, maxLength: 64, description: 'id of a user album' }),
+      // Any non-blank text the platform could name an album by; an id it does not know is its 404, not ours.
+      albumId: NonBlank('id of a user album', { maxLength: 64 }),
     }),
-    data: Upstream(DeletedVaultAlbum),
+    data: Upstream(DeletedVaultAlbum.schema),
   },
-  check: ({ params }) =>
-    params.albumId.trim() === '' ? 'albumId must not be blank: the id of a user album' : undefined,
   run: async ({ params }, { call }) => {
     const album = await refusedAs(
       'standard albums (All, Posts, Messages) cannot be deleted; only user albums can',
       () => call('vaultAlbumDelete', { body: { albumId: params.albumId } }),
     );
-    return upstreamData(toDeletedVaultAlbum(album));
+    return upstreamData(DeletedVaultAlbum.from(album));
   },
 });

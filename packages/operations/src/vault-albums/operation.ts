@@ -2,12 +2,12 @@ import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { AccountParams } from '../common/schemas';
-import { toVaultAlbum, toVaultMedia, VaultAlbum, VaultMedia } from '../common/vault-album';
+import { VaultAlbum, VaultMedia } from '../common/vault-album';
 import { defineOperation, upstreamData } from '../define';
 
 export const VaultAlbumsResponse = Type.Object({
-  albums: Type.Array(VaultAlbum),
-  aggregationData: Type.Object({ media: Type.Array(VaultMedia) }),
+  albums: Type.Array(VaultAlbum.schema),
+  aggregationData: Type.Object({ media: Type.Array(VaultMedia.schema) }),
 });
 
 export const vaultAlbums = defineOperation({
@@ -27,8 +27,8 @@ export const vaultAlbums = defineOperation({
   run: async (_input, { call }) => {
     const raw = coerce.obj(await call('vaultAlbums'));
     return upstreamData({
-      albums: coerce.arr(raw.albums).map(toVaultAlbum),
-      aggregationData: { media: coerce.arr(coerce.obj(raw.aggregationData).media).map(toVaultMedia) },
+      albums: coerce.arr(raw.albums).map(VaultAlbum.from),
+      aggregationData: { media: coerce.arr(coerce.obj(raw.aggregationData).media).map(VaultMedia.from) },
     });
   },
 });

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { connectData, loginLane } from '../common/connect-result';
-import { ConnectedData, CountryCode, NonEmpty } from '../common/schemas';
+import { ConnectedData, connectData, loginLane } from '../common/connect-result';
+import { CountryCode, NonEmpty } from '../common/schemas';
 import { defineOperation } from '../define';
 
 export const verifyTwofa = defineOperation({
