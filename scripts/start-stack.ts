@@ -10,10 +10,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { loadEgressPlan, loadGatewayConfig } from '@cg/config';
+import { loadDotEnv, loadEgressPlan, loadGatewayConfig } from '@cg/config';
 import { generateKey } from '@cg/secrets';
 import { randomId } from '@cg/store';
 import { ensureRedis } from './lib/redis';
+
+loadDotEnv();
 
 const root = resolve(import.meta.dirname, '..');
 const localDir = resolve(root, '.local');

@@ -1,5 +1,7 @@
-import { createLogger, loadGatewayConfig, startOrExit } from '@cg/config';
+import { createLogger, loadDotEnv, loadGatewayConfig, startOrExit } from '@cg/config';
 import { createApi } from './index';
+
+loadDotEnv();
 
 const { app, logger, config } = await startOrExit('api', async () => {
   const config = loadGatewayConfig(process.env);

@@ -1,8 +1,11 @@
+import { loadDotEnv } from '@cg/config';
 import { pino } from 'pino';
 import { buildSim } from './index';
 import { MAX_EXTRA_CREATORS, type SimOptions } from './options';
 
 /** Process entry: the only place that reads the environment. */
+
+loadDotEnv();
 
 function intFromEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];

@@ -1,5 +1,7 @@
-import { createLogger, loadGatewayConfig, startOrExit } from '@cg/config';
+import { createLogger, loadDotEnv, loadGatewayConfig, startOrExit } from '@cg/config';
 import { createGatewayWorker } from './index';
+
+loadDotEnv();
 
 const { worker, logger } = await startOrExit('worker', async () => {
   const config = loadGatewayConfig(process.env);

@@ -1,3 +1,4 @@
+export { DOTENV_FILE, loadDotEnv } from './dotenv';
 export { type EgressPlan, type EgressProxy, loadEgressPlan } from './egress';
 export { ConfigError, Int, parseEnv, startOrExit } from './env';
 export { type GatewayConfig, GatewayEnv, laneSettings, loadGatewayConfig } from './gateway';
