@@ -1,33 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { randomId, sha256 } from '@cg/store';
+import { randomId } from '@cg/store';
 import { describe, expect, it } from 'vitest';
 import { IdempotencyKeys } from '../packages/queue/src/idempotency';
+import { queueKeys } from '../packages/queue/src/keys';
 import type { JobPayload } from '../packages/queue/src/payload';
-import { jobKeyPrefix, PARK_MS } from '../packages/queue/src/queue';
+import { PARK_MS } from '../packages/queue/src/wake';
 import { fileRedis, testQueue } from './support/redis';
 import { scanKeys } from './support/stack';
 
 // The records behind callers' Idempotency-Keys, on a real Redis: a job "exists" when its BullMQ hash
 // does, which the test writes itself (or a real queue adds, without a worker).
 const { redis, prefix } = fileRedis();
-const jobPrefix = jobKeyPrefix(prefix);
+const names = queueKeys(prefix);
 const WINDOW_MS = 300;
-const sentPrefix = `{${prefix}:q}:sent:`;
-const cancelPrefix = `{${prefix}:q}:cancel:`;
-const keys = new IdempotencyKeys(
-  redis,
-  `{${prefix}:q}:idem:`,
-  jobPrefix,
-  sentPrefix,
-  cancelPrefix,
-  60,
-  WINDOW_MS,
-);
-const addJob = (jobId: string) => redis.hset(`${jobPrefix}${jobId}`, 'name', 'posts-create');
+const keys = new IdempotencyKeys(redis, names, 60, WINDOW_MS);
+const addJob = (jobId: string) => redis.hset(names.job(jobId), 'name', 'posts-create');
 /** A job that failed for good, as BullMQ leaves it: in the failed set, with its reason. */
 async function failJob(jobId: string, failedReason: string) {
   await redis.hset(
-    `${jobPrefix}${jobId}`,
+    names.job(jobId),
     'name',
     'posts-create',
     'failedReason',
@@ -35,12 +26,12 @@ async function failJob(jobId: string, failedReason: string) {
     'finishedOn',
     Date.now(),
   );
-  await redis.zadd(`${jobPrefix}failed`, Date.now(), jobId);
+  await redis.zadd(names.failed, Date.now(), jobId);
 }
 /** Fails the job for good with `failedReason`, its write-ahead mark left: its write may have been applied. */
 const failMarked = (failedReason: string) => async (jobId: string) => {
   await failJob(jobId, failedReason);
-  await redis.set(`${sentPrefix}${jobId}`, 'token');
+  await redis.set(names.sent(jobId), 'token');
 };
 /** A fingerprint: 64 hex digits. */
 const fp = (n: number) => String(n).repeat(64);
@@ -84,7 +75,7 @@ describe('IdempotencyKeys', () => {
   it('refuses to take over a key whose job is gone while its write-ahead mark stays: lost', async () => {
     expect(await keys.claim('t1', 'k-lost', [fp(1)], 'job_lost')).toEqual(claimed('job_lost'));
     // It ran and sent its write, and was removed early (eviction, a worker clock ahead).
-    await redis.set(`${sentPrefix}job_lost`, 'token');
+    await redis.set(names.sent('job_lost'), 'token');
     await sleep(WINDOW_MS + 50);
     expect(await keys.claim('t1', 'k-lost', [fp(1)], 'job_lost2')).toEqual({
       kind: 'lost',
@@ -95,7 +86,7 @@ describe('IdempotencyKeys', () => {
   it('tells a repeat of a key whose cancelled job is gone that it was cancelled, never taking it over', async () => {
     expect(await keys.claim('t1', 'k-cancel', [fp(1)], 'job_cx')).toEqual(claimed('job_cx'));
     // Cancelled (its mark outlives the job), then removed at the end of its retention.
-    await redis.set(`${cancelPrefix}job_cx`, Date.now());
+    await redis.set(names.cancelled('job_cx'), Date.now());
     await sleep(WINDOW_MS + 50);
     expect(await keys.claim('t1', 'k-cancel', [fp(1)], 'job_cx2')).toEqual({
       kind: 'cancelled',
@@ -133,7 +124,7 @@ describe('IdempotencyKeys', () => {
       [
         'retrying',
         'job_w',
-        (id) => redis.hset(`${jobPrefix}${id}`, 'failedReason', 'UPSTREAM_UNAVAILABLE: x'),
+        (id) => redis.hset(names.job(id), 'failedReason', 'UPSTREAM_UNAVAILABLE: x'),
         'replay',
       ],
       // An earlier step applied: the job's write-ahead mark stays.
@@ -159,9 +150,9 @@ describe('IdempotencyKeys', () => {
   it('keeps the key hashed, and lets records expire with the retention', async () => {
     const key = `order-${randomId(12)}`;
     expect((await keys.claim('t1', key, [fp(3)], 'job_d1')).kind).toBe('new');
-    const names = await scanKeys(redis, prefix);
-    expect(names.some((name) => name.includes(key))).toBe(false);
-    const records = names.filter((name) => name.startsWith(`{${prefix}:q}:idem:t1:`));
+    const stored = await scanKeys(redis, prefix);
+    expect(stored.some((name) => name.includes(key))).toBe(false);
+    const records = stored.filter((name) => name === names.idempotency('t1', key));
     expect(records.length).toBeGreaterThan(0);
     for (const name of records) {
       expect(await redis.get(name)).not.toContain(key);
@@ -189,7 +180,7 @@ describe('a key taken over, then the dead claim’s add landing after all', () =
       const claim = await queue.idempotency.claim('t1', 'k-late', [fp(5)], 'job_late1');
       expect(claim).toEqual(claimed('job_late1'));
       // The queue keeps a key its retention and `PARK_MS` more, so a job parked long keeps its key.
-      const ttl = await redis.ttl(`{${prefix}:q}:idem:t1:${sha256('k-late')}`);
+      const ttl = await redis.ttl(names.idempotency('t1', 'k-late'));
       expect(ttl).toBeGreaterThan(60 + PARK_MS / 1000 - 5);
       expect(ttl).toBeLessThanOrEqual(60 + PARK_MS / 1000);
       await sleep(WINDOW_MS + 50);

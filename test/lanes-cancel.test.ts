@@ -1,29 +1,28 @@
 import { describe, expect, it } from 'vitest';
+import { queueKeys } from '../packages/queue/src/keys';
 import { AccountLanes, type LaneSettings } from '../packages/queue/src/lanes';
-import { jobKeyPrefix } from '../packages/queue/src/queue';
 import { fileRedis } from './support/redis';
 
 // Cancelling a waiting request (cancel.lua), driven step by step on a real Redis. The jobs are
 // BullMQ job hashes holding only what the scripts read (that the job exists, its data), and the
 // delayed set, where the API adds a job that may not start at once.
 const { redis, prefix } = fileRedis();
-const jobs = jobKeyPrefix(prefix);
-const base = jobs.replace(/operations:$/, '');
+const keys = queueKeys(prefix);
 const GAP_MS = 1_500;
 const settings: LaneSettings = { concurrency: 1, intervalMs: 0, gapMs: GAP_MS, maxBacklog: 100 };
 let lanesUsed = 0;
 
 /** A new lane (one slot unless `more` says), and functions that queue and cancel jobs on it. */
 function lane(more: Partial<LaneSettings> = {}) {
-  const lanes = new AccountLanes(redis, jobs, { ...settings, ...more });
+  const lanes = new AccountLanes(redis, keys, { ...settings, ...more });
   const name = `platform:c${++lanesUsed}`;
-  const key = (part: string) => `${base}lane:${name}:${part}`;
+  const key = keys.lane(name);
   /** Admitted, then added as the API adds it: delayed unless it may start now. */
   const add = async (jobId: string, gapped = false, dedupeKey?: string) => {
     const { admissions } = await lanes.admit([
       { lane: name, jobId, gapped, ...(dedupeKey === undefined ? {} : { dedupeKey }) },
     ]);
-    await redis.hset(`${jobs}${jobId}`, 'data', gapped ? '{"gapped":true}' : '{}');
+    await redis.hset(keys.job(jobId), 'data', gapped ? '{"gapped":true}' : '{}');
     const admission = admissions[0];
     if (admission?.kind === 'ok' && admission.delayMs !== 0) await delay(jobId);
     return admission;
@@ -35,25 +34,25 @@ function lane(more: Partial<LaneSettings> = {}) {
 }
 
 /** BullMQ's delayed set holds the job (added delayed, or moved there by its worker). */
-const delay = (jobId: string) => redis.zadd(`${jobs}delayed`, Date.now() * 4096, jobId);
+const delay = (jobId: string) => redis.zadd(keys.delayed, Date.now() * 4096, jobId);
 
 describe('cancelling a waiting request', () => {
   it('takes a parked job out of its lane: the backlog, the wait list; its claim then fails it', async () => {
     const { lanes, name, key, add, claim, cancel } = lane();
     expect(await add('run1')).toEqual({ kind: 'ok', delayMs: 0 });
     expect(await add('parked')).toEqual({ kind: 'ok', delayMs: undefined });
-    expect(await redis.lrange(key('wait'), 0, -1)).toEqual(['parked']);
+    expect(await redis.lrange(key.wait, 0, -1)).toEqual(['parked']);
 
     // It is woken at once (delay 0), so that it ends now instead of when its park would have.
     expect(await cancel('parked')).toEqual({ kind: 'cancelled', wakes: [{ jobId: 'parked', delayMs: 0 }] });
-    expect(await redis.zrange(key('jobs'), 0, -1)).toEqual(['run1']);
-    expect(await redis.exists(key('wait'))).toBe(0);
+    expect(await redis.zrange(key.jobs, 0, -1)).toEqual(['run1']);
+    expect(await redis.exists(key.wait)).toBe(0);
     expect(await lanes.isCancelled('parked')).toBe(true);
     expect(await cancel('parked')).toEqual({ kind: 'already' });
 
     expect(await claim('parked')).toBe('cancelled');
     // The running job keeps its slot, and its release wakes nobody.
-    expect(await redis.zrange(key('run'), 0, -1)).toEqual(['run1']);
+    expect(await redis.zrange(key.run, 0, -1)).toEqual(['run1']);
     expect(await lanes.release([{ lane: name, jobId: 'run1', final: true }])).toEqual([]);
   });
 
@@ -65,13 +64,13 @@ describe('cancelling a waiting request', () => {
     // Granted at once, to start one interval after the first: delayed, holding the slot.
     expect(await add('paced')).toMatchObject({ kind: 'ok', delayMs: expect.any(Number) });
     expect(await add('next')).toEqual({ kind: 'ok', delayMs: undefined });
-    expect(await redis.zrange(key('run'), 0, -1)).toEqual(['paced']);
+    expect(await redis.zrange(key.run, 0, -1)).toEqual(['paced']);
 
     const done = await cancel('paced');
     expect(done.kind === 'cancelled' && done.wakes.map((w) => w.jobId)).toEqual(['paced', 'next']);
     // The pacing the cancelled grant took stays: the next one starts an interval after it would have.
     expect(done.kind === 'cancelled' && done.wakes[1]?.delayMs).toBeGreaterThan(5_000);
-    expect(await redis.zrange(key('run'), 0, -1)).toEqual(['next']);
+    expect(await redis.zrange(key.run, 0, -1)).toEqual(['next']);
     expect(await claim('paced')).toBe('cancelled');
   });
 
@@ -89,16 +88,16 @@ describe('cancelling a waiting request', () => {
     // no slot, no lock, but no longer delayed.
     await add('blocker');
     await add('moved');
-    await redis.zrem(`${jobs}delayed`, 'moved');
+    await redis.zrem(keys.delayed, 'moved');
     expect(await cancel('moved')).toEqual({ kind: 'refused' });
     // A write with a write-ahead mark: its request may have been sent.
     await add('written');
-    await redis.set(`${base}sent:written`, 'token');
+    await redis.set(keys.sent('written'), 'token');
     expect(await cancel('written')).toEqual({ kind: 'refused' });
     // A request still inside its batch (no job of its own) runs with it.
     await add('blocker-3');
-    await redis.del(`${jobs}blocker-3`);
-    await redis.zrem(`${jobs}delayed`, 'blocker-3');
+    await redis.del(keys.job('blocker-3'));
+    await redis.zrem(keys.delayed, 'blocker-3');
     expect(await cancel('blocker-3')).toEqual({ kind: 'refused' });
     for (const id of ['moved', 'written', 'blocker-3']) expect(await lanes.isCancelled(id)).toBe(false);
   });
@@ -107,15 +106,15 @@ describe('cancelling a waiting request', () => {
     const { lanes, name, key, add, claim, cancel } = lane();
     await add('holder');
     await add('retry');
-    await redis.lrem(key('wait'), 0, 'retry');
-    await redis.zrem(`${jobs}delayed`, 'retry');
+    await redis.lrem(key.wait, 0, 'retry');
+    await redis.zrem(keys.delayed, 'retry');
     // A retry after its backoff meets a busy lane: park. Its worker moves it to the delayed set, and
     // its caller cancels it before the requeue.
     expect(await claim('retry')).toBe('park');
     await delay('retry');
     expect((await cancel('retry')).kind).toBe('cancelled');
     expect(await lanes.requeue(name, 'retry', false)).toEqual([{ jobId: 'retry', delayMs: 0 }]);
-    expect(await redis.exists(key('wait'))).toBe(0);
+    expect(await redis.exists(key.wait)).toBe(0);
     expect(await claim('retry')).toBe('cancelled');
   });
 
@@ -124,16 +123,16 @@ describe('cancelling a waiting request', () => {
     expect(await add('g1', true, 'chat1')).toEqual({ kind: 'ok', delayMs: 0 });
     expect(await claim('g1', true)).toBe('run');
     await add('g2', true, 'chat2');
-    expect(await redis.hget(key('state'), 'gwake')).toBe('g2');
+    expect(await redis.hget(key.state, 'gwake')).toBe('g2');
     await add('g3', true, 'chat3');
-    expect(await redis.get(key('dedupe:chat2'))).toBe('g2');
+    expect(await redis.get(key.dedupe('chat2'))).toBe('g2');
 
     const done = await cancel('g2', 'chat2');
     expect(done.kind).toBe('cancelled');
     // g3 takes the timed wake g2 had, for the end of the same gap.
-    expect(await redis.hget(key('state'), 'gwake')).toBe('g3');
+    expect(await redis.hget(key.state, 'gwake')).toBe('g3');
     expect(done.kind === 'cancelled' && done.wakes.map((w) => w.jobId)).toEqual(['g2', 'g3']);
-    expect(await redis.exists(key('dedupe:chat2'))).toBe(0);
-    expect(await redis.get(key('dedupe:chat3'))).toBe('g3');
+    expect(await redis.exists(key.dedupe('chat2'))).toBe(0);
+    expect(await redis.get(key.dedupe('chat3'))).toBe('g3');
   });
 });

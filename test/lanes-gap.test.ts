@@ -1,26 +1,26 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { queueKeys } from '../packages/queue/src/keys';
 import { AccountLanes, type LaneSettings } from '../packages/queue/src/lanes';
-import { jobKeyPrefix } from '../packages/queue/src/queue';
 import { fileRedis } from './support/redis';
 
 // The media-stats gap as the lane scripts keep it, driven step by step on a real Redis. The jobs
 // are BullMQ job hashes holding only what the scripts read (that the job exists, and its data).
 const { redis, prefix } = fileRedis();
-const jobs = jobKeyPrefix(prefix);
+const keys = queueKeys(prefix);
 // A gap longer than the 1 s a slot may be held for a gapped job, so the next one gets a timed wake.
 const GAP_MS = 1_500;
 const settings: LaneSettings = { concurrency: 2, intervalMs: 0, gapMs: GAP_MS, maxBacklog: 100 };
-const lanes = new AccountLanes(redis, jobs, settings);
+const lanes = new AccountLanes(redis, keys, settings);
 let lanesUsed = 0;
 
 /** A new lane and a function that queues a media-stats job on it (admitted, then held by BullMQ). */
 function gappedLane() {
   const lane = `platform:${++lanesUsed}`;
-  const state = () => redis.hgetall(`${jobs.replace(/operations:$/, '')}lane:${lane}:state`);
+  const state = () => redis.hgetall(keys.lane(lane).state);
   const add = async (jobId: string) => {
     const { admissions } = await lanes.admit([{ lane, jobId, gapped: true }]);
-    await redis.hset(`${jobs}${jobId}`, 'data', '{"gapped":true}');
+    await redis.hset(keys.job(jobId), 'data', '{"gapped":true}');
     return admissions[0];
   };
   return { lane, state, add };

@@ -1,14 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { queueKeys } from '../packages/queue/src/keys';
 import { AccountLanes, type LaneSettings } from '../packages/queue/src/lanes';
 import type { JobPayload } from '../packages/queue/src/payload';
-import { jobKeyPrefix, PARK_MS } from '../packages/queue/src/queue';
+import { PARK_MS } from '../packages/queue/src/wake';
 import { eventually } from './support/processes';
 import { fileRedis, testQueue } from './support/redis';
 
 // The API's side of the queue in this process, on a real Redis, without a worker: what a group of
 // requests leaves in Redis once `submit` has answered and `close` has returned.
 const { redis, prefix } = fileRedis();
+const keys = queueKeys(prefix);
 const settings: LaneSettings = { concurrency: 1, intervalMs: 0, gapMs: 0, maxBacklog: 100 };
 let ids = 0;
 
@@ -22,7 +24,7 @@ const read = (accountId: string): JobPayload => ({
 
 /** When BullMQ's delayed set says the job starts (its score is the time in ms times 0x1000). */
 async function startsAt(jobId: string): Promise<number | undefined> {
-  const score = await redis.zscore(`${jobKeyPrefix(prefix)}delayed`, jobId);
+  const score = await redis.zscore(keys.delayed, jobId);
   return score === null ? undefined : Math.floor(Number(score) / 0x1000);
 }
 
@@ -43,7 +45,7 @@ describe('OperationsQueue wake-ups', () => {
       letKickGo = resolve;
     });
     try {
-      const lanes = new AccountLanes(redis, jobKeyPrefix(prefix), settings);
+      const lanes = new AccountLanes(redis, keys, settings);
       // Another job holds the account's only slot, so the request is admitted to wait...
       const [held] = (await lanes.admit([{ lane: 'acct', jobId: 'holder', gapped: false }])).admissions;
       expect(held).toEqual({ kind: 'ok', delayMs: 0 });

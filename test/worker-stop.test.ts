@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectRedis } from '@cg/store';
 import { describe, expect, inject, it } from 'vitest';
+import { queueKeys } from '../packages/queue/src/keys';
 import type { JobPayload } from '../packages/queue/src/payload';
-import { jobKeyPrefix } from '../packages/queue/src/queue';
 import { type ProcessorContext, startWorker } from '../packages/queue/src/worker';
 import { eventually } from './support/processes';
 import { fileRedis, testQueue } from './support/redis';
@@ -66,7 +66,7 @@ describe('a worker whose close is forced', () => {
       // Its attempt's reason (BullMQ keeps it beside the retry); the job itself has not failed.
       expect(state.failedReason).toContain('the worker stopped before sending this call');
       // BullMQ's count of attempts made: the one cut short, the retry still to come.
-      expect(await redis.hget(`${jobKeyPrefix(prefix)}${jobId}`, 'atm')).toBe('1');
+      expect(await redis.hget(queueKeys(prefix).job(jobId), 'atm')).toBe('1');
     } finally {
       await queue.close();
       connection.disconnect();

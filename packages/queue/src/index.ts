@@ -1,6 +1,8 @@
 // What the apps use of the queue; lanes, the write ledger and BullMQ stay inside.
+export { jobCancelled, RetryableError } from './failure';
 export type { KeyClaim } from './idempotency';
-export { jobCancelled, type LaneSettings } from './lanes';
+export type { LaneSettings } from './lanes';
 export type { JobPayload, StoredOutcome } from './payload';
-export { type JobState, type JobView, OperationsQueue, resultOf, type WaitResult } from './queue';
-export { type Processor, type ProcessorContext, RetryableError, startWorker } from './worker';
+export { OperationsQueue } from './queue';
+export { type JobState, type JobView, resultOf, type WaitResult } from './results';
+export { type Processor, type ProcessorContext, startWorker } from './worker';

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { GatewayError } from '@cg/contract';
 import type { Redis } from 'ioredis';
+import { laneKeyList, type QueueKeys } from './keys';
+import { luaScript } from './scripts';
 
 /**
  * Per-account scheduling ("lanes") in front of BullMQ; docs/scheduling.md explains the model.
@@ -52,21 +52,17 @@ export type Claim =
  */
 export type Cancellation = { kind: 'cancelled'; wakes: Wake[] } | { kind: 'already' } | { kind: 'refused' };
 
-/** Where the marks of cancelled jobs are (cancel.lua), under the queue's keys' prefix `{cg:q}:`. */
-export const cancelPrefix = (keyPrefix: string) => `${keyPrefix}cancel:`;
-
-/** How a cancelled request ends, at its status URL and for whoever waits for it. */
-export const jobCancelled = () =>
-  new GatewayError(
-    'JOB_CANCELLED',
-    'the request was cancelled (DELETE /jobs/{id}) while it waited: it is not sent to the platform',
-  );
-
 export interface AdmitRequest {
   lane: string;
   jobId: string;
   gapped: boolean;
   dedupeKey?: string;
+}
+
+export interface ClaimRequest {
+  lane: string;
+  jobId: string;
+  gapped: boolean;
 }
 
 export interface ReleaseRequest {
@@ -81,8 +77,6 @@ export interface ReleaseRequest {
   idle?: boolean;
 }
 
-const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
-const PRELUDE = lua('prelude');
 const SCRIPTS = [
   'admit',
   'claim',
@@ -99,24 +93,27 @@ type ScriptName = (typeof SCRIPTS)[number];
 
 type LaneRedis = Redis & Record<`lane_${ScriptName}`, (...args: (string | number)[]) => Promise<unknown[]>>;
 
+/**
+ * The lane scripts (lua/), one method each. Every call passes the keys it touches as KEYS (the
+ * common ones, then per lane its keys and the job's own: lua/prelude.lua) and the settings before
+ * the script's own arguments.
+ */
 export class AccountLanes {
   private readonly redis: LaneRedis;
   private readonly settingsArgs: (string | number)[];
 
   constructor(
     redis: Redis,
-    /** BullMQ's key prefix for the queue, e.g. `{cg:q}:operations:`. */
-    private readonly jobPrefix: string,
+    private readonly keys: QueueKeys,
     private readonly settings: LaneSettings,
   ) {
     // The number of keys depends on the lanes a call touches, so it is passed with each call.
     for (const name of SCRIPTS) {
-      if (!(`lane_${name}` in redis))
-        redis.defineCommand(`lane_${name}`, { lua: `${PRELUDE}\n${lua(name)}` });
+      if (!(`lane_${name}` in redis)) redis.defineCommand(`lane_${name}`, { lua: luaScript(name) });
     }
     this.redis = redis as LaneRedis;
     this.settingsArgs = [
-      jobPrefix,
+      keys.jobPrefix,
       settings.concurrency,
       settings.intervalMs,
       settings.gapMs + GAP_MARGIN_MS,
@@ -131,20 +128,13 @@ export class AccountLanes {
    * apply once the new jobs are added.
    */
   async admit(requests: AdmitRequest[]): Promise<{ admissions: Admission[]; wakes: Wake[] }> {
+    const keys: string[] = [];
     const args: (string | number)[] = [this.settings.maxBacklog, DEDUPE_TTL_MS];
     for (const r of requests) {
-      args.push(
-        r.lane,
-        r.jobId,
-        r.gapped ? 1 : 0,
-        r.dedupeKey === undefined ? '' : this.dedupeKey(r.lane, r.dedupeKey),
-      );
+      keys.push(...this.laneKeys(r.lane), ...this.dedupeKeys(r.lane, r.dedupeKey));
+      args.push(r.lane, r.jobId, r.gapped ? 1 : 0, r.dedupeKey === undefined ? 0 : 1);
     }
-    const replies = (await this.call(
-      'admit',
-      requests.map((r) => r.lane),
-      args,
-    )) as (string | number)[][];
+    const replies = (await this.call('admit', keys, args)) as (string | number)[][];
     const ids = new Set(requests.map((r) => r.jobId));
     const own = new Map<string, number>();
     const wakes: Wake[] = [];
@@ -182,13 +172,10 @@ export class AccountLanes {
   }
 
   /** Whether each job (one, or a batch's) may call the platform now. */
-  async claim(requests: { lane: string; jobId: string; gapped: boolean }[]): Promise<Claim[]> {
+  async claim(requests: ClaimRequest[]): Promise<Claim[]> {
+    const keys = requests.flatMap((r) => [...this.laneKeys(r.lane), this.keys.cancelled(r.jobId)]);
     const args = requests.flatMap((r) => [r.lane, r.jobId, r.gapped ? 1 : 0]);
-    const replies = (await this.call(
-      'claim',
-      requests.map((r) => r.lane),
-      args,
-    )) as (string | number)[][];
+    const replies = (await this.call('claim', keys, args)) as (string | number)[][];
     return replies.map(([kind, ...rest]): Claim => {
       if (kind === 'run') return { kind: 'run', wakes: toWakes(rest) };
       if (kind === 'delay') return { kind: 'delay', delayMs: Number(rest[0]), wakes: toWakes(rest.slice(1)) };
@@ -199,70 +186,80 @@ export class AccountLanes {
 
   /** After a `park` claim, once the job sits in BullMQ's delayed set. */
   async requeue(lane: string, jobId: string, gapped: boolean): Promise<Wake[]> {
-    return toWakes(await this.call('requeue', [lane], [lane, jobId, gapped ? 1 : 0]));
+    const keys = [...this.laneKeys(lane), this.keys.cancelled(jobId)];
+    return toWakes(await this.call('requeue', keys, [lane, jobId, gapped ? 1 : 0]));
   }
 
-  /** The job was admitted but could not be added: it leaves the lane. */
-  async withdraw(lane: string, jobId: string, dedupeKey?: string): Promise<Wake[]> {
-    const dedupe = dedupeKey === undefined ? '' : this.dedupeKey(lane, dedupeKey);
-    return toWakes(await this.call('withdraw', [lane], [lane, jobId, dedupe]));
+  /**
+   * The job was admitted but could not be added: it leaves the lane. `gapped`: whether it was
+   * admitted gapped (unknown: looked for among the gapped ones too).
+   */
+  async withdraw(lane: string, jobId: string, dedupeKey?: string, gapped?: boolean): Promise<Wake[]> {
+    const keys = [...this.laneKeys(lane), ...this.dedupeKeys(lane, dedupeKey)];
+    const args = [lane, jobId, dedupeKey === undefined ? 0 : 1, gappedArg(gapped)];
+    return toWakes(await this.call('withdraw', keys, args));
   }
 
   /**
    * Cancels a job BullMQ holds in its delayed set (cancel.lua): it leaves its lane, and its claim
    * will fail it.
-   * `markSeconds`: how long the job is known as cancelled (as long as it may be kept).
+   * `markSeconds`: how long the job is known as cancelled (as long as it may be kept); `gapped`, as
+   * for `withdraw`.
    */
   async cancel(
     lane: string,
     jobId: string,
     dedupeKey: string | undefined,
     markSeconds: number,
+    gapped?: boolean,
   ): Promise<Cancellation> {
-    const dedupe = dedupeKey === undefined ? '' : this.dedupeKey(lane, dedupeKey);
-    const [kind, ...rest] = (await this.call(
-      'cancel',
-      [lane],
-      [lane, jobId, dedupe, markSeconds],
-    )) as unknown[];
+    const keys = [
+      ...this.laneKeys(lane),
+      this.keys.cancelled(jobId),
+      this.keys.sent(jobId),
+      ...this.dedupeKeys(lane, dedupeKey),
+    ];
+    const args = [lane, jobId, markSeconds, dedupeKey === undefined ? 0 : 1, gappedArg(gapped)];
+    const [kind, ...rest] = (await this.call('cancel', keys, args)) as unknown[];
     if (kind === 'cancelled') return { kind, wakes: toWakes(rest) };
     return kind === 'already' ? { kind } : { kind: 'refused' };
   }
 
   /** Whether its caller cancelled the job (`cancel`). */
   async isCancelled(jobId: string): Promise<boolean> {
-    return (await this.redis.exists(`${cancelPrefix(this.base())}${jobId}`)) === 1;
+    return (await this.redis.exists(this.keys.cancelled(jobId))) === 1;
   }
 
   /** A gapped job sends another request (after a re-login): the gap counts from now. */
   async touch(lane: string): Promise<void> {
-    await this.call('touch', [lane], [lane]);
+    await this.call('touch', this.laneKeys(lane), [lane]);
   }
 
   /** Platform calls are over: their slots are free, and waiting jobs are woken. */
   async release(requests: ReleaseRequest[]): Promise<Wake[]> {
+    const keys = requests.flatMap((r) => [...this.laneKeys(r.lane), ...this.dedupeKeys(r.lane, r.dedupeKey)]);
     const args = requests.flatMap((r) => [
       r.lane,
       r.jobId,
       r.final ? 1 : 0,
-      r.dedupeKey === undefined ? '' : this.dedupeKey(r.lane, r.dedupeKey),
       r.idle ? 2 : r.gapped ? 1 : 0,
+      r.dedupeKey === undefined ? 0 : 1,
     ]);
-    return toWakes(
-      await this.call(
-        'release',
-        requests.map((r) => r.lane),
-        args,
-      ),
-    );
+    return toWakes(await this.call('release', keys, args));
   }
 
   async pause(lane: string, forMs: number): Promise<void> {
-    await this.call('pause', [lane], [lane, forMs]);
+    await this.call('pause', this.laneKeys(lane), [lane, forMs]);
   }
 
   async kick(lanes: string[]): Promise<Wake[]> {
-    return toWakes(await this.call('kick', lanes, lanes));
+    return toWakes(
+      await this.call(
+        'kick',
+        lanes.flatMap((lane) => this.laneKeys(lane)),
+        lanes,
+      ),
+    );
   }
 
   /**
@@ -271,36 +268,32 @@ export class AccountLanes {
    * accounts may share or connect to again (forget.lua).
    */
   async forget(lane: string): Promise<void> {
-    await this.call('forget', [lane], [lane]);
+    await this.call('forget', this.laneKeys(lane), [lane]);
   }
 
-  /** Lanes whose leases are due for a check (crash recovery); see `Sweeper` in the worker. */
+  /** Lanes whose leases are due for a check (crash recovery); see the worker's sweep. */
   async dueLanes(limit = 100): Promise<string[]> {
-    return this.redis.zrangebyscore(this.lanesKey(), '-inf', Date.now(), 'LIMIT', 0, limit);
+    return this.redis.zrangebyscore(this.keys.lanes, '-inf', Date.now(), 'LIMIT', 0, limit);
   }
 
-  private call(script: ScriptName, lanes: string[], args: (string | number)[]) {
-    const keys = [this.lanesKey()];
-    for (const lane of lanes) {
-      const base = `${this.base()}lane:${lane}`;
-      keys.push(`${base}:run`, `${base}:wait`, `${base}:gwait`, `${base}:state`, `${base}:jobs`);
-    }
-    return this.redis[`lane_${script}`](keys.length, ...keys, ...this.settingsArgs, ...args);
+  /** Runs a lane script: the common KEYS, then `keys`; the common ARGV, then `args` (lua/prelude.lua). */
+  private call(script: ScriptName, keys: string[], args: (string | number)[]) {
+    const all = [this.keys.lanes, this.keys.delayed, ...keys];
+    return this.redis[`lane_${script}`](all.length, ...all, ...this.settingsArgs, ...args);
   }
 
-  private dedupeKey(lane: string, key: string): string {
-    return `${this.base()}lane:${lane}:dedupe:${key}`;
+  private laneKeys(lane: string): string[] {
+    return laneKeyList(this.keys.lane(lane));
   }
 
-  private lanesKey(): string {
-    return `${this.base()}lanes`;
-  }
-
-  /** Lane keys live beside the queue's (`{prefix:q}:lane:…`) so the scripts stay in its Cluster slot. */
-  private base(): string {
-    return this.jobPrefix.replace(/operations:$/, '');
+  /** A job's sharing key as a script takes it: after its lane's keys, when it has one. */
+  private dedupeKeys(lane: string, dedupeKey: string | undefined): string[] {
+    return dedupeKey === undefined ? [] : [this.keys.lane(lane).dedupe(dedupeKey)];
   }
 }
+
+/** Whether a job is gapped, for a script that may not know (lua/lane.lua, `gappedArg`). */
+const gappedArg = (gapped: boolean | undefined) => (gapped === undefined ? '' : gapped ? 1 : 0);
 
 function toWakes(flat: unknown[]): Wake[] {
   const wakes: Wake[] = [];

@@ -1,7 +1,5 @@
 import type { Redis } from 'ioredis';
-
-/** Where the marks of a queue (its keys' prefix, `{cg:q}:`) are: `{cg:q}:sent:<jobId>`. */
-export const sentPrefix = (keyPrefix: string) => `${keyPrefix}sent:`;
+import type { QueueKeys } from './keys';
 
 /**
  * Write-ahead marks for writes. An attempt marks its job with its own lock token just before a write
@@ -13,19 +11,20 @@ export const sentPrefix = (keyPrefix: string) => `${keyPrefix}sent:`;
 export class WriteLedger {
   constructor(
     private readonly redis: Redis,
-    private readonly keyPrefix: string,
+    /** A job's mark is `keys.sent(jobId)`. */
+    private readonly keys: QueueKeys,
     private readonly ttlSeconds: number,
   ) {}
 
   /** True when this attempt owns the mark (new, or already its own); false: another attempt's. */
   async markSent(jobId: string, attempt: string): Promise<boolean> {
-    const set = await this.redis.set(this.key(jobId), attempt, 'EX', this.ttlSeconds, 'NX');
-    return set === 'OK' || (await this.redis.get(this.key(jobId))) === attempt;
+    const set = await this.redis.set(this.keys.sent(jobId), attempt, 'EX', this.ttlSeconds, 'NX');
+    return set === 'OK' || (await this.redis.get(this.keys.sent(jobId))) === attempt;
   }
 
   /** A mark left by another attempt. */
   async sentByOther(jobId: string, attempt: string): Promise<boolean> {
-    const owner = await this.redis.get(this.key(jobId));
+    const owner = await this.redis.get(this.keys.sent(jobId));
     return owner !== null && owner !== attempt;
   }
 
@@ -34,12 +33,8 @@ export class WriteLedger {
     await this.redis.eval(
       "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
       1,
-      this.key(jobId),
+      this.keys.sent(jobId),
       attempt,
     );
-  }
-
-  private key(jobId: string): string {
-    return `${sentPrefix(this.keyPrefix)}${jobId}`;
   }
 }

@@ -34,8 +34,8 @@ export interface JobPayload {
 export type StoredOutcome = { statusCode: number; message: string; data: unknown } | { sealed: string };
 
 /**
- * Reads granted together are carried by one BullMQ job, a batch: request `<batchId>-<n>` is
- * `batch[n]` (null where that number went to a job of its own). One job instead of one per request
+ * Reads granted together are carried by one BullMQ job, a batch (batch.ts): request `<batchId>-<n>`
+ * is `batch[n]` (null where that number went to a job of its own). One job instead of one per request
  * is what keeps BullMQ's own Redis work per request small (docs/scheduling.md, "Batches").
  */
 export interface BatchPayload {
@@ -50,16 +50,6 @@ export type ItemOutcome = StoredOutcome | { failed: string } | { moved: true };
 /** A batch's result, and its progress while it runs: `items[n]` for request n, null until it ends. */
 export interface BatchOutcome {
   items: (ItemOutcome | null)[];
-}
-
-export const isBatch = (data: QueuedData): data is BatchPayload => 'batch' in data;
-
-export const batchItemId = (batchId: string, n: number) => `${batchId}-${n}`;
-
-/** The batch and position of a batched request's id (`<batchId>-<n>`). */
-export function parseBatchItemId(id: string): { batchId: string; n: number } | undefined {
-  const match = /^(.+)-(\d{1,4})$/.exec(id);
-  return match ? { batchId: match[1] as string, n: Number(match[2]) } : undefined;
 }
 
 /** The lane of a job's request: the one it names, else its service account's (see `lane`). */

@@ -1,47 +1,41 @@
 import { GatewayError } from '@cg/contract';
-import { Job, type JobsOptions, Queue, QueueEvents } from 'bullmq';
+import { type Job, type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { Coalescer } from './coalesce';
-import { IdempotencyKeys } from './idempotency';
 import {
-  AccountLanes,
-  type Admission,
-  cancelPrefix,
-  jobCancelled,
-  LANE_LEASE_MS,
-  type LaneSettings,
-  type Wake,
-} from './lanes';
-import { sentPrefix } from './ledger';
-import {
-  type BatchOutcome,
+  batchItem,
   batchItemId,
+  batchOfGroup,
+  canBatch,
+  endedItems,
   isBatch,
-  type JobPayload,
-  laneOf,
+  MAX_BATCH,
   parseBatchItemId,
-  type QueuedData,
-  type StoredOutcome,
-} from './payload';
+} from './batch';
+import { Coalescer } from './coalesce';
+import { jobCancelled } from './failure';
+import { IdempotencyKeys } from './idempotency';
+import { OPERATIONS_QUEUE, queueKeys } from './keys';
+import { AccountLanes, type Admission, LANE_LEASE_MS, type LaneSettings, type Wake } from './lanes';
+import { type BatchOutcome, type JobPayload, laneOf, type QueuedData, type StoredOutcome } from './payload';
+import {
+  ended,
+  type JobState,
+  type JobView,
+  normaliseState,
+  resolvable,
+  resultOf,
+  type Waiter,
+  Waiters,
+  type WaitResult,
+  within,
+} from './results';
+import { PARK_MS, wakeJobs } from './wake';
 
-export const OPERATIONS_QUEUE = 'operations';
-
-/** BullMQ keys are hash-tagged so that one queue's keys (and its lanes) share a Cluster slot. */
-export const queuePrefix = (prefix: string) => `{${prefix}:q}`;
-export const jobKeyPrefix = (prefix: string) => `${queuePrefix(prefix)}:${OPERATIONS_QUEUE}:`;
-
-/**
- * A job waiting for a slot of its account sits in BullMQ's delayed set with this delay; it is woken
- * (its delay set to when it may start) by the lane, never by polling. Should a wake-up be lost to a
- * crash, the job wakes by itself after this long and asks its lane again.
- */
-export const PARK_MS = 60 * 60_000;
+/** BullMQ's key prefix of the queue's jobs: `queueKeys(prefix).jobPrefix` (test/e2e/cancel.test.ts reads it here). */
+export const jobKeyPrefix = (prefix: string) => queueKeys(prefix).jobPrefix;
 
 /** How long a wait that ended reads its job before answering it pending, state unknown. */
 const FINAL_READ_MS = 1_000;
-
-/** Requests admitted together at most, and so the most reads one batch job carries. */
-export const MAX_BATCH = 32;
 
 export interface QueueOptions {
   redis: Redis;
@@ -56,23 +50,6 @@ export interface QueueOptions {
   /** A failure after the requests were accepted (waking other jobs): they are safe; it is logged. */
   onError?: (error: Error) => void;
 }
-
-export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'unknown';
-
-export interface JobView {
-  id: string;
-  state: JobState;
-  payload: JobPayload;
-  outcome?: StoredOutcome;
-  failedReason?: string;
-}
-
-export type WaitResult =
-  | { state: 'completed'; outcome: StoredOutcome }
-  | { state: 'failed'; failedReason: string }
-  | { state: 'pending'; jobState: JobState };
-
-type Waiter = { promise: Promise<WaitResult>; dispose: () => void };
 
 /**
  * Where an admitted request went: its own job or a batch (with its waiter, registered before the
@@ -89,7 +66,14 @@ interface Submission {
   refused: (error: unknown) => void;
 }
 
+/** A request of a group, with its job id; `n`: its number in the group's batch, if it may join one. */
 type Member = Submission & { jobId: string; n: number | undefined };
+
+/** A member its lane accepted, to start after `delayMs` (`PARK_MS`: parked until woken). */
+type Accepted = { member: Member; delayMs: number };
+
+/** A member that shares the job `jobId` of an identical pending request. */
+type Share = { member: Member; jobId: string };
 
 /**
  * The API's side of the queue: admit to the account's lane, enqueue, wait for a result, read a job.
@@ -97,7 +81,7 @@ type Member = Submission & { jobId: string; n: number | undefined };
  * Requests are admitted in groups: while one group's admission and add are on their way to Redis,
  * the next requests gather, and go together as soon as it is back (no timer: a lone request goes at
  * once). A group costs one admission script and one pipelined add whatever its size, and the reads
- * of it that their lanes let start now travel as one BullMQ job, a batch.
+ * of it that their lanes let start now travel as one BullMQ job, a batch (batch.ts).
  */
 export class OperationsQueue {
   readonly queue: Queue<QueuedData, StoredOutcome | BatchOutcome>;
@@ -105,7 +89,7 @@ export class OperationsQueue {
   /** Callers' `Idempotency-Key`s: which job answers a repeated write. */
   readonly idempotency: IdempotencyKeys;
   private readonly events: QueueEvents;
-  private readonly waiters = new Map<string, Set<(result: WaitResult) => void>>();
+  private readonly waiters = new Waiters();
   /** Requests gather here while the admission of the ones before them is on its way. */
   private readonly admissions = new Coalescer<Submission>((group) => this.place(group), MAX_BATCH);
   /** Wake-ups that groups send after their jobs are added, until they are back. */
@@ -114,43 +98,42 @@ export class OperationsQueue {
   private readonly stopped = resolvable<undefined>();
 
   constructor(private readonly options: QueueOptions) {
-    const prefix = queuePrefix(options.prefix);
-    this.queue = new Queue(OPERATIONS_QUEUE, { connection: options.redis, prefix });
+    const keys = queueKeys(options.prefix);
+    this.queue = new Queue(OPERATIONS_QUEUE, { connection: options.redis, prefix: keys.bullmqPrefix });
     // Without a listener BullMQ prints each of its connection's errors with console.error: one stack
     // per reconnect attempt while Redis is away, which `watchRedis` already reports once.
     this.queue.on('error', () => undefined);
-    this.lanes = new AccountLanes(options.redis, jobKeyPrefix(options.prefix), options.lanes);
-    this.idempotency = new IdempotencyKeys(
-      options.redis,
-      `${prefix}:idem:`,
-      jobKeyPrefix(options.prefix),
-      sentPrefix(`${prefix}:`),
-      cancelPrefix(`${prefix}:`),
-      this.keptSeconds(),
-      LANE_LEASE_MS,
-    );
-    // One event reader per process, whatever the number of waiting requests: results are dispatched
-    // to in-process waiters by job id instead of one Redis subscription per request.
-    const eventsConnection = options.redis.duplicate();
+    this.lanes = new AccountLanes(options.redis, keys, options.lanes);
+    this.idempotency = new IdempotencyKeys(options.redis, keys, this.keptSeconds(), LANE_LEASE_MS);
+    this.events = this.listen(keys.bullmqPrefix);
+  }
+
+  /**
+   * One event reader per process, whatever the number of waiting requests: results are dispatched
+   * to in-process waiters by job id instead of one Redis subscription per request.
+   */
+  private listen(prefix: string): QueueEvents {
+    const connection = this.options.redis.duplicate();
     // While Redis is away every reconnect attempt errs; the process's own connection reports it once
     // (`watchRedis`), so these are not reported again.
-    eventsConnection.on('error', () => undefined);
-    this.events = new QueueEvents(OPERATIONS_QUEUE, { connection: eventsConnection, prefix, autorun: true });
-    this.events.on('error', () => undefined);
-    this.events.on('completed', ({ jobId, returnvalue }) => {
+    connection.on('error', () => undefined);
+    const events = new QueueEvents(OPERATIONS_QUEUE, { connection, prefix, autorun: true });
+    events.on('error', () => undefined);
+    events.on('completed', ({ jobId, returnvalue }) => {
       const value = returnvalue as unknown as StoredOutcome | BatchOutcome;
       if ('items' in value) this.settleItems(jobId, value);
-      else this.settle(jobId, { state: 'completed', outcome: value });
+      else this.waiters.settle(jobId, { state: 'completed', outcome: value });
     });
     // A batch reports requests that ended while others run, so a quick one is not held by a slow one.
-    this.events.on('progress', ({ jobId, data }) => {
+    events.on('progress', ({ jobId, data }) => {
       if (typeof data === 'object' && data !== null && 'items' in data)
         this.settleItems(jobId, data as unknown as BatchOutcome);
     });
-    this.events.on('failed', ({ jobId, failedReason }) => {
-      this.settle(jobId, { state: 'failed', failedReason });
-      this.failBatch(jobId, failedReason).catch((error: unknown) => options.onError?.(error as Error));
+    events.on('failed', ({ jobId, failedReason }) => {
+      this.waiters.settle(jobId, { state: 'failed', failedReason });
+      this.failBatch(jobId, failedReason).catch((error: unknown) => this.options.onError?.(error as Error));
     });
+    return events;
   }
 
   async ready(): Promise<void> {
@@ -232,7 +215,8 @@ export class OperationsQueue {
     }
     const lane = laneOf(view.payload);
     if (lane === undefined) return 'started';
-    const done = await this.lanes.cancel(lane, view.id, view.payload.dedupe, this.keptSeconds());
+    const gapped = view.payload.gapped === true;
+    const done = await this.lanes.cancel(lane, view.id, view.payload.dedupe, this.keptSeconds(), gapped);
     if (done.kind === 'cancelled') await this.wake(done.wakes);
     if (done.kind !== 'refused') return 'cancelled';
     // It may have ended since it was read.
@@ -259,43 +243,52 @@ export class OperationsQueue {
     return this.options.retentionSeconds + PARK_MS / 1000;
   }
 
+  /** `again`: a second look, after the request moved out of its batch between two reads. */
   private async read(jobId: string, again: boolean): Promise<JobView | null> {
-    let job = await this.queue.getJob(jobId);
-    if (job) {
-      const payload = job.data;
-      if (isBatch(payload)) return null;
-      const [bullState, cancelled] = await Promise.all([job.getState(), this.lanes.isCancelled(jobId)]);
-      const state = normaliseState(bullState);
-      if (ended(state)) {
-        // It ended between the two reads: its result (or failure) is read again, not left out.
-        if (!job.finishedOn) job = await this.queue.getJob(jobId);
-        if (!job) return null;
-      } else if (cancelled) {
-        // Cancelled, and not yet ended by a worker (none may run): answered as it will end.
-        return { id: jobId, state: 'failed', payload, failedReason: jobCancelled().toWire() };
-      }
-      return {
-        id: jobId,
-        state,
-        payload,
-        ...(job.returnvalue === null || job.returnvalue === undefined
-          ? {}
-          : { outcome: job.returnvalue as StoredOutcome }),
-        ...(job.failedReason ? { failedReason: job.failedReason } : {}),
-      };
+    const job = await this.queue.getJob(jobId);
+    if (job) return isBatch(job.data) ? null : this.readJob(job as Job<JobPayload>);
+    return this.readBatchItem(jobId, again);
+  }
+
+  /** A job of its own. */
+  private async readJob(found: Job<JobPayload>): Promise<JobView | null> {
+    const jobId = found.id as string;
+    const payload = found.data;
+    let job: Job<JobPayload> | undefined = found;
+    const [bullState, cancelled] = await Promise.all([job.getState(), this.lanes.isCancelled(jobId)]);
+    const state = normaliseState(bullState);
+    if (ended(state)) {
+      // It ended between the two reads: its result (or failure) is read again, not left out.
+      if (!job.finishedOn) job = (await this.queue.getJob(jobId)) as Job<JobPayload> | undefined;
+      if (!job) return null;
+    } else if (cancelled) {
+      // Cancelled, and not yet ended by a worker (none may run): answered as it will end.
+      return { id: jobId, state: 'failed', payload, failedReason: jobCancelled().toWire() };
     }
+    return {
+      id: jobId,
+      state,
+      payload,
+      ...(job.returnvalue === null || job.returnvalue === undefined
+        ? {}
+        : { outcome: job.returnvalue as StoredOutcome }),
+      ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+    };
+  }
+
+  /** A request's place in a batch: its outcome once it ended, else the batch's state. */
+  private async readBatchItem(jobId: string, again: boolean): Promise<JobView | null> {
     const place = parseBatchItemId(jobId);
     if (!place) return null;
     const batch = await this.queue.getJob(place.batchId);
-    const payload = batch && isBatch(batch.data) ? batch.data.batch[place.n] : undefined;
-    if (!batch || !payload) return null;
-    const item =
-      (batch.returnvalue as BatchOutcome | null)?.items?.[place.n] ??
-      (batch.progress as BatchOutcome | undefined)?.items?.[place.n];
+    const found = batch && batchItem(batch, place.n);
+    if (!batch || !found) return null;
+    const { payload, outcome } = found;
     // Moved out between the two reads: its own job exists now (unless it is gone already).
-    if (item && 'moved' in item) return again ? null : this.read(jobId, true);
-    if (item && 'failed' in item) return { id: jobId, state: 'failed', payload, failedReason: item.failed };
-    if (item) return { id: jobId, state: 'completed', payload, outcome: item };
+    if (outcome && 'moved' in outcome) return again ? null : this.read(jobId, true);
+    if (outcome && 'failed' in outcome)
+      return { id: jobId, state: 'failed', payload, failedReason: outcome.failed };
+    if (outcome) return { id: jobId, state: 'completed', payload, outcome };
     const state = normaliseState(await batch.getState());
     if (state === 'failed') return { id: jobId, state, payload, failedReason: batch.failedReason };
     return { id: jobId, state: state === 'completed' ? 'unknown' : state, payload };
@@ -304,8 +297,43 @@ export class OperationsQueue {
   /** Admits a group, adds its jobs (one pipeline), then wakes whom the admissions granted. */
   private async place(group: Submission[]): Promise<void> {
     const groupId = this.options.newJobId();
+    const { members, reads } = this.assignIds(group, groupId);
+    const admitted = await this.admit(members);
+    if (!admitted) return;
+    const { accepted, shares, parkedLanes } = this.sortOut(members, admitted.admissions);
+    // Reads that may start now travel together; a lone one is a job of its own like the rest.
+    const batch = batchOfGroup(accepted, reads);
+    const jobs = accepted
+      .filter(({ member }) => !batch?.members.has(member))
+      .map(({ member, delayMs }) => this.jobOf(member.jobId, member.payload, delayMs));
+    if (batch) jobs.push(this.jobOf(groupId, batch.payload, 0));
+    // Waiters are registered before the jobs exist, so a result that comes back at once is not missed.
+    const waiters = accepted.map(({ member }) =>
+      member.waitMs > 0 ? this.waiters.register(member.jobId) : undefined,
+    );
+    try {
+      await this.queue.addBulk(jobs);
+    } catch (error) {
+      for (const waiter of waiters) waiter?.dispose();
+      await this.notAdded(error, { accepted, shares, wakes: admitted.wakes }, batch ? groupId : undefined);
+      return;
+    }
+    for (const { member, jobId } of shares) member.placed({ jobId, shared: true, state: 'waiting' });
+    accepted.forEach(({ member, delayMs }, i) => {
+      const waiter = waiters[i];
+      const state = delayMs > 0 ? 'delayed' : 'waiting';
+      member.placed({ jobId: member.jobId, shared: false, state, ...(waiter ? { waiter } : {}) });
+    });
+    this.wakeAfterAdd(admitted.wakes, parkedLanes);
+  }
+
+  /**
+   * The group's requests with their job ids: the one a request must have, else a new one, or, for a
+   * read that may join the group's batch, its place in it (`n`, `reads` of them).
+   */
+  private assignIds(group: Submission[], groupId: string): { members: Member[]; reads: number } {
     let reads = 0;
-    const members: Member[] = group.map((m) => {
+    const members = group.map((m) => {
       const n = m.jobId === undefined && canBatch(m.payload) ? reads++ : undefined;
       return {
         ...m,
@@ -313,10 +341,19 @@ export class OperationsQueue {
         n,
       };
     });
+    return { members, reads };
+  }
+
+  /**
+   * The lanes' answers for the group (one script): by member, those with a lane; and the wake-ups
+   * of other jobs they granted. Undefined when Redis failed: every member is refused.
+   */
+  private async admit(
+    members: Member[],
+  ): Promise<{ admissions: Map<Member, Admission>; wakes: Wake[] } | undefined> {
     const laned = members.filter((m) => laneOf(m.payload) !== undefined);
-    let admitted: { admissions: Admission[]; wakes: Wake[] };
     try {
-      admitted = await this.lanes.admit(
+      const admitted = await this.lanes.admit(
         laned.map((m) => ({
           lane: laneOf(m.payload) as string,
           jobId: m.jobId,
@@ -324,17 +361,28 @@ export class OperationsQueue {
           ...(m.payload.dedupe === undefined ? {} : { dedupeKey: m.payload.dedupe }),
         })),
       );
+      const admissions = new Map(laned.map((m, i) => [m, admitted.admissions[i] as Admission]));
+      return { admissions, wakes: admitted.wakes };
     } catch (error) {
       for (const m of members) m.refused(error);
-      return;
+      return undefined;
     }
-    const admission = new Map(laned.map((m, i) => [m, admitted.admissions[i] as Admission]));
-    const accepted: { member: Member; delayMs: number }[] = [];
-    const batch: Member[] = [];
+  }
+
+  /**
+   * What the admissions make of the members: a full lane refuses its member (429), a shared job
+   * answers its, the others are accepted (those without a lane at once); `parkedLanes`, the lanes
+   * of the parked ones.
+   */
+  private sortOut(
+    members: Member[],
+    admissions: Map<Member, Admission>,
+  ): { accepted: Accepted[]; shares: Share[]; parkedLanes: Set<string> } {
+    const accepted: Accepted[] = [];
+    const shares: Share[] = [];
     const parkedLanes = new Set<string>();
-    const shares: { member: Member; jobId: string }[] = [];
     for (const m of members) {
-      const a = admission.get(m) ?? { kind: 'ok', delayMs: 0 };
+      const a = admissions.get(m) ?? { kind: 'ok', delayMs: 0 };
       if (a.kind === 'full') {
         m.refused(
           new GatewayError(
@@ -346,54 +394,44 @@ export class OperationsQueue {
       } else if (a.kind === 'share') {
         shares.push({ member: m, jobId: a.jobId });
       } else {
-        if (a.delayMs === 0 && m.n !== undefined) batch.push(m);
         if (a.delayMs === undefined) parkedLanes.add(laneOf(m.payload) as string);
         accepted.push({ member: m, delayMs: a.delayMs ?? PARK_MS });
       }
     }
-    // Reads that may start now travel together; a lone one is a job of its own like the rest.
-    const inBatch = new Set(batch.length > 1 ? batch : []);
-    const jobs = accepted
-      .filter(({ member }) => !inBatch.has(member))
-      .map(({ member, delayMs }) => this.jobOf(member.jobId, member.payload, delayMs));
-    if (inBatch.size > 0) {
-      const slots: (JobPayload | null)[] = Array.from({ length: reads }, () => null);
-      for (const m of batch) slots[m.n as number] = m.payload;
-      jobs.push(this.jobOf(groupId, { batch: slots }, 0));
-    }
-    // Waiters are registered before the jobs exist, so a result that comes back at once is not missed.
-    const waiters = accepted.map(({ member }) =>
-      member.waitMs > 0 ? this.register(member.jobId) : undefined,
+    return { accepted, shares, parkedLanes };
+  }
+
+  /**
+   * The group's add failed: its accepted requests are refused and leave their lanes, and so are the
+   * requests sharing their jobs; the wake-ups the admissions granted still go out.
+   */
+  private async notAdded(
+    error: unknown,
+    { accepted, shares, wakes }: { accepted: Accepted[]; shares: Share[]; wakes: Wake[] },
+    batchId: string | undefined,
+  ): Promise<void> {
+    await this.withdraw(
+      accepted.map((a) => a.member),
+      batchId,
     );
-    try {
-      await this.queue.addBulk(jobs);
-    } catch (error) {
-      for (const waiter of waiters) waiter?.dispose();
-      await this.withdraw(
-        accepted.map((a) => a.member),
-        inBatch.size > 0 ? groupId : undefined,
-      );
-      for (const { member } of accepted) member.refused(error);
-      // A request sharing the job of one of these (same group) would wait for a job that never comes.
-      const refused = new Set(accepted.map((a) => a.member.jobId));
-      for (const { member, jobId } of shares) {
-        if (refused.has(jobId)) member.refused(error);
-        else member.placed({ jobId, shared: true, state: 'waiting' });
-      }
-      await this.wake(admitted.wakes).catch((failure: unknown) => this.options.onError?.(failure as Error));
-      return;
+    for (const { member } of accepted) member.refused(error);
+    // A request sharing the job of one of these (same group) would wait for a job that never comes.
+    const refused = new Set(accepted.map((a) => a.member.jobId));
+    for (const { member, jobId } of shares) {
+      if (refused.has(jobId)) member.refused(error);
+      else member.placed({ jobId, shared: true, state: 'waiting' });
     }
-    for (const { member, jobId } of shares) member.placed({ jobId, shared: true, state: 'waiting' });
-    accepted.forEach(({ member, delayMs }, i) => {
-      const waiter = waiters[i];
-      const state = delayMs > 0 ? 'delayed' : 'waiting';
-      member.placed({ jobId: member.jobId, shared: false, state, ...(waiter ? { waiter } : {}) });
-    });
-    // The wake-ups go out beside the next group's admission instead of holding it back, and `close`
-    // waits for them. The jobs are queued: a lost wake-up is repaired by the sweeper or the parked
-    // job's own timer, so a failure is only reported.
+    await this.wake(wakes).catch((failure: unknown) => this.options.onError?.(failure as Error));
+  }
+
+  /**
+   * The wake-ups go out beside the next group's admission instead of holding it back, and `close`
+   * waits for them. The jobs are queued: a lost wake-up is repaired by the sweeper or the parked
+   * job's own timer, so a failure is only reported.
+   */
+  private wakeAfterAdd(wakes: Wake[], parkedLanes: Set<string>): void {
     const settling = (async () => {
-      await this.wake(admitted.wakes);
+      await this.wake(wakes);
       // A slot may have freed between the admission and the add: the lanes of parked jobs look again.
       if (parkedLanes.size > 0) await this.wake(await this.lanes.kick([...parkedLanes]));
     })().catch((error: unknown) => this.options.onError?.(error as Error));
@@ -408,7 +446,8 @@ export class OperationsQueue {
       const lane = laneOf(m.payload);
       if (lane === undefined || (m.n !== undefined && batchAdded)) continue;
       if (await this.queue.getJob(m.jobId).catch(() => true)) continue;
-      await this.wake(await this.lanes.withdraw(lane, m.jobId, m.payload.dedupe).catch(() => []));
+      const gapped = m.payload.gapped === true;
+      await this.wake(await this.lanes.withdraw(lane, m.jobId, m.payload.dedupe, gapped).catch(() => []));
     }
   }
 
@@ -426,7 +465,7 @@ export class OperationsQueue {
 
   /** Waits up to `waitMs` for a job someone else added; it may have finished already. */
   async follow(jobId: string, waitMs: number): Promise<WaitResult> {
-    const settled = this.register(jobId);
+    const settled = this.waiters.register(jobId);
     const until = Date.now() + waitMs;
     try {
       // Absent: its adder is about to add it; the registered waiter hears its result either way. A
@@ -458,35 +497,12 @@ export class OperationsQueue {
     return view ? resultOf(view) : { state: 'pending', jobState: 'unknown' };
   }
 
-  private register(jobId: string): Waiter {
-    const { promise, resolve: resolver } = resolvable<WaitResult>();
-    const set = this.waiters.get(jobId) ?? new Set();
-    set.add(resolver);
-    this.waiters.set(jobId, set);
-    return {
-      promise,
-      dispose: () => {
-        set.delete(resolver);
-        if (set.size === 0) this.waiters.delete(jobId);
-      },
-    };
-  }
-
-  private settle(jobId: string, result: WaitResult): void {
-    const set = this.waiters.get(jobId);
-    if (!set) return;
-    this.waiters.delete(jobId);
-    for (const resolve of set) resolve(result);
-  }
-
   /** A batch's requests that ended; a moved one is answered by its own job. */
   private settleItems(batchId: string, outcome: BatchOutcome): void {
-    outcome.items.forEach((item, n) => {
-      if (!item || 'moved' in item) return;
-      const id = batchItemId(batchId, n);
-      if ('failed' in item) this.settle(id, { state: 'failed', failedReason: item.failed });
-      else this.settle(id, { state: 'completed', outcome: item });
-    });
+    for (const { jobId, item } of endedItems(batchId, outcome)) {
+      if ('failed' in item) this.waiters.settle(jobId, { state: 'failed', failedReason: item.failed });
+      else this.waiters.settle(jobId, { state: 'completed', outcome: item });
+    }
   }
 
   /** A batch job failed as a whole: its waiting requests fail with it, except those moved out. */
@@ -494,74 +510,7 @@ export class OperationsQueue {
     for (let n = 0; n < MAX_BATCH; n++) {
       const id = batchItemId(batchId, n);
       if (!this.waiters.has(id) || (await this.queue.getJob(id))) continue;
-      this.settle(id, { state: 'failed', failedReason });
+      this.waiters.settle(id, { state: 'failed', failedReason });
     }
   }
-}
-
-/** `promise`'s value, or null if it has not settled within `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(resolve, ms, null);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Reads run together in a batch; writes, gapped and sealed operations keep a job each. */
-function canBatch(payload: JobPayload): boolean {
-  return (
-    payload.accountId !== undefined &&
-    payload.write !== true &&
-    payload.gapped !== true &&
-    payload.dedupe === undefined &&
-    payload.sealed === undefined
-  );
-}
-
-/** Sets the delay of lane-woken jobs; a job already running or gone needs nothing. */
-export async function wakeJobs(queue: Queue, wakes: Wake[]): Promise<void> {
-  await Promise.all(
-    wakes.map((wake) =>
-      new Job(queue, 'wake', null, {}, wake.jobId).changeDelay(wake.delayMs).catch(() => undefined),
-    ),
-  );
-}
-
-/** The job has finished, one way or the other. */
-const ended = (state: JobState) => state === 'completed' || state === 'failed';
-
-function normaliseState(state: string): JobState {
-  switch (state) {
-    case 'waiting':
-    case 'delayed':
-    case 'active':
-    case 'completed':
-    case 'failed':
-      return state;
-    case 'prioritized':
-    case 'waiting-children':
-      return 'waiting';
-    default:
-      return 'unknown';
-  }
-}
-
-export function resultOf(view: JobView): WaitResult {
-  if (view.state === 'completed' && view.outcome) return { state: 'completed', outcome: view.outcome };
-  if (view.state === 'failed') return { state: 'failed', failedReason: view.failedReason ?? '' };
-  return { state: 'pending', jobState: view.state };
-}
-
-/** A promise and the function that settles it (Node 20 has no `Promise.withResolvers`). */
-function resolvable<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
 }

@@ -1,58 +1,83 @@
--- admit: new jobs ask to join their lanes; the API admits what it received together in one call.
--- ARGV[7] max backlog, ARGV[8] dedupe ttl (ms), then four per job from ARGV[9]: lane, jobId,
--- gapped ("1"/"0"), dedupe key or "". The i-th job's lane keys are the i-th five after KEYS[1].
--- Returns one reply per job: {"share", existingId} | {"full", backlog, gapped waiting} |
--- {"ok", id, delay, id, delay, ...}
+--[[
+  admit: new jobs ask to join their lanes; the API admits what it received together in one call.
+
+  Input:
+    KEYS[1..2], ARGV[1..6]  prelude.lua
+    KEYS[3..]  per job, in order: its lane's keys (lane.lua), then its sharing key
+               (keys.ts `lane(…).dedupe`) when it has one
+    ARGV[7]    max backlog: unfinished jobs a lane may have
+    ARGV[8]    sharing key lifetime (ms)
+    ARGV[9..]  four per job: lane, jobId, gapped ("1"/"0"), shares ("1": its sharing key follows
+               its lane's keys, "0": it has none)
+
+  Output: one reply per job, in order:
+    {"share", existingId}           an identical pending request's job answers it
+    {"full", backlog, gappedCount}  the lane's backlog is full (gappedCount: media-stats jobs of it
+                                    waiting, which leave one per gap)
+    {"ok", id, delay, id, delay, ...}  admitted; the wakes its dispatch granted, the job itself among
+                                    them when it was granted
+]]
 local maxBacklog, dedupeTtl = tonumber(ARGV[7]), ARGV[8]
 
-local function admit(id, gappedArg, dedupeKey)
-  if dedupeKey ~= '' then
-    local existing = rcall('GET', dedupeKey)
-    -- Share only an unfinished job: added and not finished, or admitted a moment ago and being added.
-    if existing and rcall('ZSCORE', JOBS, existing) then
-      if exists(existing) then
-        if rcall('HEXISTS', jobPrefix .. existing, 'finishedOn') == 0 then return { 'share', existing } end
-      elseif recent(existing) then
-        return { 'share', existing }
-      end
+-- The job of an identical request that this one may share: unfinished (added and not finished, or
+-- admitted a moment ago and being added). Nil when there is none.
+local function shareable(lane, dedupeKey)
+  local existing = rcall('GET', dedupeKey)
+  if not existing or not rcall('ZSCORE', lane.jobs, existing) then return nil end
+  if jobExists(existing) then
+    if not jobFinished(jobKey(existing)) then return existing end
+  elseif recent(lane, existing) then
+    return existing
+  end
+  return nil
+end
+
+-- Entries of jobs that finished without being released (a crashed worker) are dropped lazily, once
+-- the backlog is full. Returns the backlog left.
+local function trimBacklog(lane)
+  for _, old in ipairs(rcall('ZRANGE', lane.jobs, 0, 19)) do
+    local key = requestJobKey(old)
+    if (not key and not recent(lane, old)) or (key and jobFinished(key)) then
+      unlist(lane, old)
     end
   end
-  local backlog = rcall('ZCARD', JOBS)
+  return rcall('ZCARD', lane.jobs)
+end
+
+local function admit(lane, id, gapped, dedupeKey)
+  if dedupeKey then
+    local existing = shareable(lane, dedupeKey)
+    if existing then return { 'share', existing } end
+  end
+  local backlog = rcall('ZCARD', lane.jobs)
   if backlog >= maxBacklog then
-    -- Entries of jobs that finished without being released (a crashed worker) are dropped lazily.
-    for _, old in ipairs(rcall('ZRANGE', JOBS, 0, 19)) do
-      local key = jobKeyOf(old)
-      if (not key and not recent(old)) or (key and rcall('HEXISTS', key, 'finishedOn') == 1) then
-        rcall('ZREM', JOBS, old)
-      end
-    end
-    backlog = rcall('ZCARD', JOBS)
+    backlog = trimBacklog(lane)
     if backlog >= maxBacklog then
       -- How many of them are media-stats jobs, which leave only one per gap.
-      local gwake = rcall('HGET', STATE, 'gwake')
-      local gapped = rcall('LLEN', GWAIT) + ((gwake and gwake ~= '') and 1 or 0)
-      return { 'full', tostring(backlog), tostring(gapped) }
+      local gwake = rcall('HGET', lane.state, 'gwake')
+      local waiting = rcall('LLEN', lane.gwait) + ((gwake and gwake ~= '') and 1 or 0)
+      return { 'full', tostring(backlog), tostring(waiting) }
     end
   end
-  rcall('ZADD', JOBS, now, id)
-  if dedupeKey ~= '' then
-    rcall('SET', dedupeKey, id, 'PX', dedupeTtl)
-  end
+  rcall('ZADD', lane.jobs, now, id)
+  if gapped then rcall('SADD', lane.gjobs, id) end
+  if dedupeKey then rcall('SET', dedupeKey, id, 'PX', dedupeTtl) end
   -- The common case, cheaply: nothing waiting and a slot free, so the job is granted at once, exactly
   -- as dispatch would grant it (the full path below also handles stale leases and the gap).
-  if not gappedArg and rcall('LLEN', WAIT) == 0 and rcall('ZCARD', RUN) < concurrency then
-    local st = readState()
+  if not gapped and rcall('LLEN', lane.wait) == 0 and rcall('ZCARD', lane.run) < concurrency then
+    local st = readState(lane)
     local start = math.max(now, st.next, st.pause)
-    grant(id, start, st, false, false)
+    grant(lane, id, start, st, false, false)
     return { 'ok', id, start - now }
   end
-  rcall('RPUSH', gappedArg and GWAIT or WAIT, id)
-  local out = dispatch(id)
-  settleIndex()
+  rcall('RPUSH', gapped and lane.gwait or lane.wait, id)
+  local out = dispatch(lane, id)
+  settleIndex(lane)
   table.insert(out, 1, 'ok')
   return out
 end
 
-return eachJob(9, 4, function(id, gapped, dedupeKey)
-  return admit(id, gapped == '1', dedupeKey)
+return eachJob(9, 4, function(lane, nextKey, id, gapped, shares)
+  local dedupeKey = shares == '1' and nextKey() or nil
+  return admit(lane, id, gapped == '1', dedupeKey)
 end)

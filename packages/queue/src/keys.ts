@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+
+/** The BullMQ queue every operation goes through. */
+export const OPERATIONS_QUEUE = 'operations';
+
+/**
+ * Every Redis key the queue package owns or reads, for one gateway prefix `p` (`REDIS_PREFIX`). The
+ * one place their names are spelled: TypeScript builds them here and hands them to the Lua scripts
+ * (as KEYS, or, for jobs whose ids a script finds in Redis, as BullMQ's `jobPrefix` in ARGV).
+ *
+ * Every name starts with the hash tag `{p:q}`, BullMQ's included (its `prefix` option is
+ * `bullmqPrefix`), so that whatever one script or MULTI touches (a lane, the jobs it reads, the
+ * marks beside them) is in one Redis Cluster slot. A new key must keep that tag.
+ *
+ * | key                              | type   | owner                                                     |
+ * | -------------------------------- | ------ | --------------------------------------------------------- |
+ * | `{p:q}:operations:…`             | (many) | BullMQ (`jobPrefix`): `<id>` a job's hash, `<id>:lock`, `delayed`, `failed`, … |
+ * | `{p:q}:lanes`                    | ZSET   | lanes: the sweeper's index (lane → when to look at it)     |
+ * | `{p:q}:lane:<lane>:<part>`       |        | lanes: one lane's keys, `LaneKeys`                         |
+ * | `{p:q}:sent:<jobId>`             | STRING | write ledger: a write's write-ahead mark                   |
+ * | `{p:q}:cancel:<jobId>`           | STRING | cancel.lua: a request its caller cancelled                 |
+ * | `{p:q}:idem:<tenant>:<sha256>`   | STRING | idempotency: a caller's `Idempotency-Key`                  |
+ */
+export interface QueueKeys {
+  /** BullMQ's `prefix` option for the queue: `{p:q}`. */
+  bullmqPrefix: string;
+  /**
+   * What BullMQ's keys of the operations queue start with (`queue.toKey('')`): `{p:q}:operations:`.
+   * A job's hash is `<jobPrefix><jobId>`, its lock `<jobPrefix><jobId>:lock` (lua/bullmq.lua).
+   */
+  jobPrefix: string;
+  /** BullMQ's hash of a job: `{p:q}:operations:<jobId>`. */
+  job(jobId: string): string;
+  /** BullMQ's delayed set: job id → start time (ms) × 0x1000. */
+  delayed: string;
+  /** BullMQ's set of the jobs that failed for good. */
+  failed: string;
+  /** The sweeper's index: lane → when it should look at the lane (crash recovery). */
+  lanes: string;
+  /** One lane's keys. */
+  lane(lane: string): LaneKeys;
+  /** A write's write-ahead mark, `{p:q}:sent:<jobId>` (ledger.ts). */
+  sent(jobId: string): string;
+  /** What `sent(jobId)` starts with, for a script that reads the job id from a record. */
+  sentPrefix: string;
+  /** The mark of a request its caller cancelled, `{p:q}:cancel:<jobId>` (cancel.lua). */
+  cancelled(jobId: string): string;
+  /** What `cancelled(jobId)` starts with, for a script that reads the job id from a record. */
+  cancelledPrefix: string;
+  /** A tenant's `Idempotency-Key`; the key is hashed (it may be long, and is anything the caller chose). */
+  idempotency(tenantId: string, key: string): string;
+}
+
+/**
+ * One lane's keys, `{p:q}:lane:<lane>:<part>` (docs/scheduling.md, lua/lane.lua). The scripts take
+ * the first six, in this order, as the lane's KEYS (`laneKeyList`).
+ */
+export interface LaneKeys {
+  /** ZSET job id → lease deadline (ms): jobs granted a slot, running or about to. */
+  run: string;
+  /** LIST job ids waiting for a slot, oldest first. */
+  wait: string;
+  /** LIST the same for the gapped operation (chat media stats). */
+  gwait: string;
+  /** HASH next, pause, last, lastBy, lastPrev, plan, gwake, gwakeAt (lua/lane.lua). */
+  state: string;
+  /** ZSET job id → enqueue time: every unfinished job of the lane (the backlog bound). */
+  jobs: string;
+  /** SET the gapped ones of `jobs` (admitted gapped), so a script never reads a job's data to know. */
+  gjobs: string;
+  /** STRING the job id of a pending request that identical ones share (`payload.dedupe`). */
+  dedupe(key: string): string;
+}
+
+export function queueKeys(prefix: string): QueueKeys {
+  const tag = `{${prefix}:q}`;
+  const jobPrefix = `${tag}:${OPERATIONS_QUEUE}:`;
+  const sentPrefix = `${tag}:sent:`;
+  const cancelledPrefix = `${tag}:cancel:`;
+  return {
+    bullmqPrefix: tag,
+    jobPrefix,
+    job: (jobId) => `${jobPrefix}${jobId}`,
+    delayed: `${jobPrefix}delayed`,
+    failed: `${jobPrefix}failed`,
+    lanes: `${tag}:lanes`,
+    lane: (lane) => laneKeys(`${tag}:lane:${lane}:`),
+    sent: (jobId) => `${sentPrefix}${jobId}`,
+    sentPrefix,
+    cancelled: (jobId) => `${cancelledPrefix}${jobId}`,
+    cancelledPrefix,
+    idempotency: (tenantId, key) =>
+      `${tag}:idem:${tenantId}:${createHash('sha256').update(key).digest('hex')}`,
+  };
+}
+
+function laneKeys(base: string): LaneKeys {
+  return {
+    run: `${base}run`,
+    wait: `${base}wait`,
+    gwait: `${base}gwait`,
+    state: `${base}state`,
+    jobs: `${base}jobs`,
+    gjobs: `${base}gjobs`,
+    dedupe: (key) => `${base}dedupe:${key}`,
+  };
+}
+
+/** A lane's keys as the scripts take them (lua/lane.lua, `readLane`): this order, these six. */
+export function laneKeyList(lane: LaneKeys): string[] {
+  return [lane.run, lane.wait, lane.gwait, lane.state, lane.jobs, lane.gjobs];
+}

@@ -1,0 +1,91 @@
+import type { Queue } from 'bullmq';
+import { Coalescer } from './coalesce';
+import type { AccountLanes, Claim, ClaimRequest, ReleaseRequest, Wake } from './lanes';
+import { wakeJobs } from './wake';
+
+/** Lanes a sweep looks at per round. */
+const SWEEP_LANES = 100;
+/** Rounds a sweep goes at most. */
+const SWEEP_ROUNDS = 10;
+
+/**
+ * The worker's side of the lanes: the scripts it calls, each followed by the wake-ups it answered
+ * (a waiting job's BullMQ delay set to when it may start), and releases gathered in groups.
+ */
+export class WorkerLanes {
+  /** Slots are given back in groups: one release script for what ended together. */
+  private readonly releases: Coalescer<ReleaseRequest>;
+
+  constructor(
+    private readonly lanes: AccountLanes,
+    /** The queue whose jobs are woken. */
+    private readonly queue: Queue,
+    private readonly onError?: (error: Error) => void,
+  ) {
+    this.releases = new Coalescer(async (done) => this.wake(await lanes.release(done)));
+  }
+
+  /** The lane's answers for jobs about to run; their wake-ups are applied as soon as they come. */
+  claim(requests: ClaimRequest[]): Promise<Claim[]> {
+    const claims = this.lanes.claim(requests);
+    claims
+      .then((answers) => this.wake(answers.flatMap((answer) => answer.wakes)))
+      .catch((error: unknown) => this.onError?.(error as Error));
+    return claims;
+  }
+
+  /**
+   * Gives a slot back. A final release is not awaited: the answer does not wait for it. A job that
+   * will run again awaits its release: a late one would free the slot its next attempt already holds.
+   */
+  release(request: ReleaseRequest): Promise<void> {
+    const sent = this.releases.add(request);
+    if (request.final) {
+      sent.catch((error: unknown) => this.onError?.(error as Error));
+      return Promise.resolve();
+    }
+    return sent;
+  }
+
+  /** After a `park` claim, once the job sits in BullMQ's delayed set: it queues again. */
+  async requeue(lane: string, jobId: string, gapped: boolean): Promise<void> {
+    await this.wake(await this.lanes.requeue(lane, jobId, gapped));
+  }
+
+  /** The platform rate-limited the account: nothing of its lane starts for `forMs`. */
+  pause(lane: string, forMs: number): Promise<void> {
+    return this.lanes.pause(lane, forMs);
+  }
+
+  /** A gapped job sends another request (after a re-login): the gap counts from now. */
+  touch(lane: string): Promise<void> {
+    return this.lanes.touch(lane);
+  }
+
+  /** The job's account no longer exists: its lane's empty keys go. */
+  async forget(lane: string | undefined): Promise<void> {
+    if (lane !== undefined) await this.lanes.forget(lane);
+  }
+
+  /**
+   * Crash recovery, not scheduling: lanes whose leases are due are looked at, so slots held by a
+   * dead worker return and their waiting jobs are woken. Every worker sweeps; the scripts make
+   * concurrent sweeps harmless.
+   */
+  async sweep(): Promise<void> {
+    for (let round = 0; round < SWEEP_ROUNDS; round++) {
+      const due = await this.lanes.dueLanes(SWEEP_LANES);
+      if (due.length > 0) await this.wake(await this.lanes.kick(due));
+      if (due.length < SWEEP_LANES) return;
+    }
+  }
+
+  /** Resolves once every release asked for so far is sent. */
+  drain(): Promise<void> {
+    return this.releases.drain();
+  }
+
+  private wake(wakes: Wake[]): Promise<void> {
+    return wakes.length === 0 ? Promise.resolve() : wakeJobs(this.queue, wakes);
+  }
+}
