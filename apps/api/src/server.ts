@@ -58,6 +58,35 @@ const SERVED_WITHOUT_REDIS = /^\/(healthz|openapi\.json|docs)(\/|\?|$)/;
 const REDIS_DOWN_RETRY_AFTER_S = 5;
 
 export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
+  const app = createServer(context);
+  const methods = new RouteMethods((url) => url.startsWith(BOARD_PATH));
+  app.addHook('onRoute', (route) => methods.add(route.method, route.url, route.config));
+  installErrorHandling(app, methods);
+  installJsonBodies(app);
+  app.addSchema(ErrorBodySchema);
+  await registerDocs(app, context);
+  registerHealth(app, context);
+  installRefusals(app, context);
+  await registerBoard(app, context);
+
+  const connected: ConnectedAccounts = new TtlCache(context.config.ACCOUNT_CACHE_MS);
+  await app.register(
+    async (api) => {
+      installApiKeyAuth(api, context);
+      // Under the API's prefix, a path that is no route asks for the key first (401), like every
+      // route: without one, nobody learns which routes exist.
+      api.setNotFoundHandler(notFound(methods));
+      registerOperationRoutes(api, context, connected);
+      registerAccountRoutes(api, context, connected);
+      registerJobRoutes(api, context);
+    },
+    { prefix: `/api/${context.config.PLATFORM_SLUG}` },
+  );
+  return app;
+}
+
+/** Fastify with the gateway's limits, request ids, validators and plain JSON serialisation. */
+function createServer(context: ApiContext): FastifyInstance {
   const app = Fastify({
     loggerInstance: context.logger.child({ module: 'api' }) as FastifyBaseLogger,
     // One line per request only when debugging: at thousands of requests a second it is noise.
@@ -84,12 +113,15 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   // Response schemas document the contract (OpenAPI) and are checked by the tests; they do not
   // reshape answers, which a serializer would do silently on a mismatch.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  const methods = new RouteMethods((url) => url.startsWith(BOARD_PATH));
-  app.addHook('onRoute', (route) => methods.add(route.method, route.url, route.config));
-  installErrorHandling(app, methods);
-  // Many clients send `content-type: application/json` on every request, DELETE without a body
-  // included: an empty body is no body, not malformed JSON.
-  // Fastify's own parser stays in charge of everything else (prototype-poisoning checks included).
+  return app;
+}
+
+/**
+ * Every body is JSON, read as UTF-8. Many clients send `content-type: application/json` on every
+ * request, DELETE without a body included: an empty body is no body, not malformed JSON. Fastify's
+ * own parser stays in charge of everything else (prototype-poisoning checks included).
+ */
+function installJsonBodies(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
@@ -103,18 +135,20 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
       return problem === undefined ? done(null, parsed) : done(new GatewayError('BAD_REQUEST', problem));
     });
   });
-  // Every body is JSON: a text/plain one is refused as such, not parsed into a string the schema
-  // then calls "must be object".
+  // A text/plain body is refused as such, not parsed into a string the schema then calls "must be
+  // object".
   app.removeContentTypeParser('text/plain');
-  app.addSchema(ErrorBodySchema);
+}
 
+/** The OpenAPI document (`/openapi.json`) and its viewer (`/docs`). */
+async function registerDocs(app: FastifyInstance, context: ApiContext): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'creator-gateway',
         version: '1.0.0',
-        description: `Creator account gateway for the ${context.config.PLATFORM_SLUG} platform (see the contract in gateway-api.md).`,
+        description: `Creator account gateway for the ${context.config.PLATFORM_SLUG} platform (docs/api.md).`,
       },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
     },
@@ -124,7 +158,10 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
 
+/** `/healthz`: 200, or 503 `degraded` within a second while Redis does not answer. */
+function registerHealth(app: FastifyInstance, context: ApiContext): void {
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
     // Commands wait for Redis while it is away (they are retried when it is back), so the check
     // gives up after a second: a health check must answer.
@@ -139,11 +176,15 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
       .status(redis === 'ok' ? 200 : 503)
       .send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });
   });
+}
 
-  // Requests are refused at once, in the error shape, while the process stops (SIGTERM: nothing new
-  // is taken) and while Redis is away (its commands would wait for it, so the request would hang
-  // until then; `/healthz` and the docs still answer). Answered here rather than thrown: the board's
-  // plugin has an error handler of its own.
+/**
+ * Requests are refused at once, in the error shape, while the process stops (SIGTERM: nothing new
+ * is taken) and while Redis is away (its commands would wait for it, so the request would hang
+ * until then; `/healthz` and the docs still answer); and a query string that is not UTF-8 is a 400.
+ * Answered here rather than thrown: the board's plugin has an error handler of its own.
+ */
+function installRefusals(app: FastifyInstance, context: ApiContext): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -178,23 +219,6 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
-
-  await registerBoard(app, context);
-
-  const connected: ConnectedAccounts = new TtlCache(context.config.ACCOUNT_CACHE_MS);
-  await app.register(
-    async (api) => {
-      installApiKeyAuth(api, context);
-      // Under the API's prefix, a path that is no route asks for the key first (401), like every
-      // route: without one, nobody learns which routes exist.
-      api.setNotFoundHandler(notFound(methods));
-      registerOperationRoutes(api, context, connected);
-      registerAccountRoutes(api, context, connected);
-      registerJobRoutes(api, context);
-    },
-    { prefix: `/api/${context.config.PLATFORM_SLUG}` },
-  );
-  return app;
 }
 
 const POISONED = 'the body has a __proto__ or constructor.prototype key, which is refused';
