@@ -65,6 +65,27 @@ describe('/openapi.json', () => {
     }
   });
 
+  it('carries every operation’s example: on its body and on each path and query parameter it names', () => {
+    for (const op of allOperations) {
+      const entry = doc.paths[openApiPath(op.path)]?.[op.method.toLowerCase()];
+      const { params, query, body } = op.example;
+      expect(entry.requestBody?.content?.['application/json']?.example, `${op.name} body example`).toEqual(
+        body,
+      );
+      for (const [where, values] of [
+        ['path', params],
+        ['query', query],
+      ] as const) {
+        const documented = Object.fromEntries(
+          entry.parameters
+            .filter((p: any) => p.in === where && p.example !== undefined)
+            .map((p: any) => [p.name, p.example]),
+        );
+        expect(documented, `${op.name} ${where} examples`).toEqual(values ?? {});
+      }
+    }
+  });
+
   it('documents every answer of the job status route: 202 while it runs, then the operation’s own', () => {
     const responses = doc.paths['/api/fansly/jobs/{jobId}'].get.responses;
     for (const status of ['202', '2XX', '4XX', '5XX']) expect(responses[status], status).toBeDefined();

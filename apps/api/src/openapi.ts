@@ -1,4 +1,4 @@
-import { allOperations } from '@cg/operations';
+import { allOperations, type OperationDef, type OperationSchemas } from '@cg/operations';
 import { takesIdempotencyKey } from './idempotency';
 
 /** The part of the generated OpenAPI document this module completes. */
@@ -8,10 +8,17 @@ export interface OpenApiDocument {
 interface OpenApiOperation {
   operationId?: string;
   parameters?: object[];
+  requestBody?: { content?: Record<string, { example?: unknown }> };
   responses?: Record<string, { headers?: Record<string, object> }>;
 }
+/** A parameter's fields this module reads (and `example`, which it writes). */
+interface OpenApiParameter {
+  in?: string;
+  name?: string;
+  example?: unknown;
+}
 
-const OPERATION_IDS = new Set(allOperations.map((op) => op.name));
+const OPERATIONS = new Map(allOperations.map((op) => [op.name, op]));
 const KEYED_IDS = new Set(allOperations.filter(takesIdempotencyKey).map((op) => op.name));
 
 const LOCATION = { description: 'the job status URL (also `data.statusUrl`)', schema: { type: 'string' } };
@@ -28,8 +35,8 @@ const RETRY_AFTER = {
 /**
  * Adds what the route schemas do not carry, for documentation only (a `headers` schema would be
  * checked on every request; writes have one, for `Idempotency-Key`): the `Prefer` header of the
- * operations, the `Location` of every 202, the `Retry-After` of the error answers (429 and 503), and
- * the `Idempotent-Replayed` of every answer of a write.
+ * operations, the `Location` of every 202, the `Retry-After` of the error answers (429 and 503), the
+ * `Idempotent-Replayed` of every answer of a write, and each operation's example (`documentExample`).
  */
 export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
   for (const methods of Object.values(doc.paths ?? {})) {
@@ -42,8 +49,10 @@ export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
       header('202', 'location', LOCATION);
       header('4XX', 'retry-after', RETRY_AFTER);
       header('5XX', 'retry-after', RETRY_AFTER);
-      if (!entry.operationId || !OPERATION_IDS.has(entry.operationId)) continue;
-      if (KEYED_IDS.has(entry.operationId))
+      const op = entry.operationId === undefined ? undefined : OPERATIONS.get(entry.operationId);
+      if (op === undefined) continue;
+      documentExample(entry, op);
+      if (KEYED_IDS.has(op.name))
         for (const status of Object.keys(responses)) header(status, 'idempotent-replayed', REPLAYED);
       entry.parameters = [
         ...(entry.parameters ?? []),
@@ -59,4 +68,20 @@ export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
     }
   }
   return doc;
+}
+
+/**
+ * The operation's `example` (its definition's, checked against its schemas by the operations' unit
+ * tests) on its request: the body's as the JSON media type's `example`, each path and query value as
+ * its parameter's `example`. Kept out of the route schemas, which Ajv compiles to validate requests.
+ */
+function documentExample(entry: OpenApiOperation, op: OperationDef<OperationSchemas>): void {
+  const { params, query, body } = op.example;
+  const json = entry.requestBody?.content?.['application/json'];
+  if (json && body !== undefined) json.example = body;
+  const values: Record<string, Record<string, unknown> | undefined> = { path: params, query };
+  for (const parameter of (entry.parameters ?? []) as OpenApiParameter[]) {
+    const value = values[parameter.in ?? '']?.[parameter.name ?? ''];
+    if (value !== undefined) parameter.example = value;
+  }
 }

@@ -21,6 +21,35 @@ export interface OperationInput<S extends OperationSchemas> {
   body: Part<S, 'body'>;
 }
 
+/**
+ * One request part of an example: required when the operation has that part (its value typed by
+ * the part's schema), absent when it has none; in the registry's common view (`OperationSchemas`,
+ * where every part may be absent) it may be either.
+ */
+type ExamplePart<
+  S extends OperationSchemas,
+  K extends 'params' | 'querystring' | 'body',
+  N extends string,
+> = K extends keyof S
+  ? Record<never, never> extends Pick<S, K>
+    ? { [P in N]?: Static<NonNullable<S[K]>> }
+    : { [P in N]: Static<NonNullable<S[K]>> }
+  : { [P in N]?: never };
+
+/**
+ * A realistic, valid request of an operation, by part: `params` (path), `query` and `body`, each
+ * typed from the operation's schemas, so an example cannot drift from them unnoticed. It appears in
+ * the OpenAPI document, builds the valid baseline of the every-operation security test, and is
+ * checked against the schemas and `check` by a unit test (`examples.unit.test.ts`).
+ */
+export type OperationExample<S extends OperationSchemas = OperationSchemas> = ExamplePart<
+  S,
+  'params',
+  'params'
+> &
+  ExamplePart<S, 'querystring', 'query'> &
+  ExamplePart<S, 'body', 'body'>;
+
 export type { CallArgs } from '@cg/platform-client';
 
 /** What the worker lends an operation while it runs. */
@@ -86,6 +115,8 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
   /** What a caller is told when the platform answers 404. */
   notFoundMessage?: string;
   schemas: S;
+  /** A valid request (see `OperationExample`): documentation, and the baseline of generated tests. */
+  example: NoInfer<OperationExample<S>>;
   /**
    * The country a login leaves from (its egress proxies'): with proxies configured, one that has
    * none is refused (400) before anything is queued.

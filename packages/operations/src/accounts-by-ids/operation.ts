@@ -1,6 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { PlatformProfile } from '../common/profile';
+import { EXAMPLE_ACCOUNT_ID } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** The platform answers at most this many ids per call; longer lists are split. */
@@ -32,6 +33,9 @@ export const accountsByIds = defineOperation({
       ),
     }),
     data: Upstream(Type.Array(PlatformProfile.schema)),
+  },
+  example: {
+    query: { ids: '810009378009645059,803936732755001347', accountId: EXAMPLE_ACCOUNT_ID },
   },
   check: ({ query }) => {
     const ids = parseIds(query.ids);

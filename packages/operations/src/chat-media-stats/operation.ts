@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, Nullable, PlatformId } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** Offer items per page. The contract sets no page size; one extra is fetched to see if more exist. */
@@ -102,6 +102,10 @@ export const chatMediaStats = defineOperation({
     }),
     // Here the contract puts nextCursor beside data.data, null after the last page.
     data: Upstream(MediaStatsResponse, { outer: { nextCursor: Nullable(Type.String()) } }),
+  },
+  example: {
+    params: { accountId: EXAMPLE_ACCOUNT_ID, chatId: '788291264641499403' },
+    query: { cursor: '820411632866398225' },
   },
   check: ({ query }) => idCursor.check(query.cursor, CURSOR_RULE),
   run: async ({ params, query }, { call, account }) => {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, Nullable } from '../common/schemas';
+import { AccountParams, accountExample, Nullable } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** Interactions per page. The contract sets no page size; one extra is fetched to see if more exist. */
@@ -53,6 +53,7 @@ export const chatsUnread = defineOperation({
       { inner: { nextCursor: Nullable(Type.String()) } },
     ),
   },
+  example: { params: accountExample, query: { cursor: '820974298989592844' } },
   check: ({ query }) => idCursor.check(query.cursor, CURSOR_RULE),
   run: async ({ query }, { call }) => {
     const fetched = obj(

@@ -6,6 +6,15 @@ export const AccountParams = Type.Object({
   accountId: Type.String({ minLength: 1, maxLength: 100, description: 'service account id from /connect' }),
 });
 
+/**
+ * The account of the operations' examples: a service account id as `/connect` answers it
+ * (`acct_` and 22 base62 characters, `newId('acct')` in @cg/store).
+ */
+export const EXAMPLE_ACCOUNT_ID = 'acct_7Qm2Xc9LpR4vN8sK1tW6bZ';
+
+/** The `params` of an example of an operation whose only path parameter is the account. */
+export const accountExample = { accountId: EXAMPLE_ACCOUNT_ID };
+
 /** A platform id: a snowflake, the decimal string of a 63-bit integer. */
 export const SNOWFLAKE_PATTERN = '^\\d{1,19}$';
 

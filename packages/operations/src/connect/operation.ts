@@ -26,5 +26,8 @@ export const connect = defineOperation({
     }),
     data: Type.Union([ConnectedData, TwofaNeededData]),
   },
+  example: {
+    body: { username: 'creator_demo', password: 'sandbox-password', name: 'Demo creator', countryCode: 'US' },
+  },
   run: async ({ body }, { connector }) => connectData(await connector.connect(body)),
 });

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, UnixMs } from '../common/schemas';
+import { AccountParams, accountExample, UnixMs } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 const { obj, arr, num } = coerce;
@@ -59,6 +59,11 @@ export const earningsTransactions = defineOperation({
       ),
     }),
     data: Upstream(EarningsResponse),
+  },
+  example: {
+    params: accountExample,
+    // January 2025, the first 100 transactions.
+    query: { after: 1735689600000, before: 1738368000000, limit: 100, offset: 0 },
   },
   check: ({ query }) =>
     query.before && query.after && query.before <= query.after

@@ -4,7 +4,7 @@ import { coerce } from '../common/coerce';
 import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cursor';
 import { fetchCursorPage, LimitQuery } from '../common/paging';
 import { f, record } from '../common/record';
-import { AccountParams } from '../common/schemas';
+import { AccountParams, accountExample } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 const { arr } = coerce;
@@ -34,6 +34,7 @@ export const following = defineOperation({
     }),
     data: Upstream(FollowingResponse),
   },
+  example: { params: accountExample, query: { cursor: 'o50', limit: 50 } },
   check: ({ query }) => offsetCursor.check(query.cursor),
   run: async ({ query }, { call, account }) => {
     if (!account) throw new GatewayError('INTERNAL', 'following needs the connected account');

@@ -2,7 +2,7 @@ import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { ListMember } from '../common/list-member';
-import { AccountParams, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** The platform's list item type for an account (the only kind a fan list holds). */
@@ -31,6 +31,7 @@ export const listsAddUser = defineOperation({
     }),
     data: Upstream(Type.Array(ListMember.schema)),
   },
+  example: { params: accountExample, body: { userId: '820777337321685250', listId: '777496454758400275' } },
   run: async ({ body }, { call }) => {
     const added = await call('listItemsAdd', {
       body: { listItems: [{ id: body.userId, listId: body.listId, type: LIST_ITEM_TYPE_ACCOUNT }] },

@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** The platform refuses labels longer than this (400 code 10). */
@@ -28,6 +28,7 @@ export const listsCreate = defineOperation({
     }),
     data: Upstream(List.schema),
   },
+  example: { params: accountExample, body: { name: 'VIP fans' } },
   run: async ({ body }, { call }) => {
     const created = await call('listCreate', { body: { label: body.name.trim() } });
     return upstreamData(List.from(created));

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { ListMemberWithSortId } from '../common/list-member';
-import { AccountParams } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** Members per page. The contract sets no page size; one extra is fetched to see if more exist. */
@@ -35,6 +35,10 @@ export const listsRead = defineOperation({
     }),
     // nextCursor is typed string only in the contract: "" marks the last page.
     data: Upstream(Type.Array(ListMemberWithSortId.schema), { inner: { nextCursor: Type.String() } }),
+  },
+  example: {
+    params: { accountId: EXAMPLE_ACCOUNT_ID, listId: '777496454758400275' },
+    query: { cursor: '777496454758400276' },
   },
   check: ({ query }) => idCursor.check(query.cursor, CURSOR_RULE),
   run: async ({ params, query }, { call }) => {

@@ -2,7 +2,7 @@ import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams } from '../common/schemas';
+import { AccountParams, accountExample } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** Scheduled mass message (`response.scheduledBroadcastMessages[]`). */
@@ -66,6 +66,7 @@ export const massMessagesScheduled = defineOperation({
     params: AccountParams,
     data: Upstream(ScheduledMassMessagesResponse),
   },
+  example: { params: accountExample },
   // One upstream call answers everything (no paging upstream), so the gateway has no cursor here.
   run: async (_input, { call }) => {
     const raw = coerce.obj(await call('broadcastScheduled'));

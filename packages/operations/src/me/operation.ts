@@ -1,6 +1,6 @@
 import { Upstream } from '@cg/contract';
 import { PlatformProfile } from '../common/profile';
-import { AccountParams } from '../common/schemas';
+import { AccountParams, accountExample } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 export const me = defineOperation({
@@ -16,6 +16,7 @@ export const me = defineOperation({
     params: AccountParams,
     data: Upstream(PlatformProfile.schema),
   },
+  example: { params: accountExample },
   run: async (_input, { call }) => {
     const me = await call<{ account?: unknown }>('accountMe');
     return upstreamData(PlatformProfile.from(me?.account));

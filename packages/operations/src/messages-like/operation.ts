@@ -2,7 +2,7 @@ import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** Reaction: the record a like answers with. */
@@ -38,6 +38,7 @@ export const messagesLike = defineOperation({
     }),
     data: Upstream(Reaction.schema),
   },
+  example: { params: accountExample, body: { messageId: '820980754317050124', type: 1 } },
   run: async ({ body }, { call }) => {
     const reaction = await call('messageLike', { body: { messageId: body.messageId, type: body.type } });
     return upstreamData(Reaction.from(reaction));

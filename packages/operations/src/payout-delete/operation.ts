@@ -4,7 +4,7 @@ import { type Static, Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { isRefusal } from '../common/platform-refusal';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
 
 const { obj, str } = coerce;
@@ -54,6 +54,10 @@ export const payoutDelete = defineOperation({
       twofa: Type.Optional(Twofa),
     }),
     data: Upstream(PayoutMethod.schema),
+  },
+  example: {
+    params: accountExample,
+    body: { payoutMethodId: '533370215568769301', twofa: { code: '424242', token: '' } },
   },
   run: async ({ body }, { call }) => {
     const twofa = body.twofa === undefined ? undefined : await stepUp(body.twofa, call);

@@ -3,7 +3,7 @@ import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
 import { coerce, type Raw } from '../common/coerce';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, UnixMs } from '../common/schemas';
+import { AccountParams, accountExample, UnixMs } from '../common/schemas';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
 
 const { obj, arr, str } = coerce;
@@ -279,6 +279,16 @@ export const postsCreate = defineOperation({
     params: AccountParams,
     body: PostBody,
     data: Upstream(Post.schema),
+  },
+  example: {
+    params: accountExample,
+    body: {
+      content: 'New set is up: the full shoot for subscribers 📸',
+      mediaIds: ['820357346407481613', '820093651534217485'],
+      access_type: ['ppv'],
+      price: 9.99,
+      replyPermissions: { subscribed: true, tipped: true, tippedMinAmount: 5 },
+    },
   },
   check: ({ body }) => checkPost(body),
   run: async ({ body }, { call }) => {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams } from '../common/schemas';
+import { AccountParams, accountExample } from '../common/schemas';
 import { defineOperation } from '../define';
 
 const { obj, arr, str, bool } = coerce;
@@ -44,6 +44,7 @@ export const postsWalls = defineOperation({
     params: AccountParams,
     data: WallsData,
   },
+  example: { params: accountExample },
   run: async (_input, { call, account }) => {
     const answer = obj(await call('accountWalls'));
     return {

@@ -4,7 +4,7 @@ import { coerce } from '../common/coerce';
 import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cursor';
 import { fetchCursorPage, LimitQuery } from '../common/paging';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams } from '../common/schemas';
+import { AccountParams, accountExample } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 const { obj, arr } = coerce;
@@ -84,6 +84,10 @@ export const subscribers = defineOperation({
       ),
     }),
     data: Upstream(SubscribersResponse),
+  },
+  example: {
+    params: accountExample,
+    query: { status: 'active', limit: 25, subscriptionTierIds: '522498831259009306', search: 'anna' },
   },
   check: ({ query }) => offsetCursor.check(query.cursor),
   run: async ({ query }, { call }) => {

@@ -1,6 +1,6 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
-import { AccountParams, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { CreatedTrackingLink, DESCRIPTION_MAX, LABEL_MAX } from '../common/tracking-link';
 import { defineOperation, upstreamData } from '../define';
 
@@ -20,6 +20,10 @@ export const trackingLinksCreate = defineOperation({
       description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })),
     }),
     data: Upstream(CreatedTrackingLink.schema),
+  },
+  example: {
+    params: accountExample,
+    body: { label: 'Instagram bio', description: 'The link in the Instagram profile' },
   },
   run: async ({ body }, { call }) => {
     // No `id` in the body: that is what makes the platform's one save call a creation.

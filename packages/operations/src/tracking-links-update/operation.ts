@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { refusedAs } from '../common/platform-refusal';
-import { AccountParams, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { DESCRIPTION_MAX, LABEL_MAX, TrackingLink } from '../common/tracking-link';
 import { defineOperation, upstreamData } from '../define';
 
@@ -24,6 +24,10 @@ export const trackingLinksUpdate = defineOperation({
       description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })),
     }),
     data: Upstream(TrackingLink.schema),
+  },
+  example: {
+    params: accountExample,
+    body: { id: '788359268972626200', label: 'Instagram bio (summer)' },
   },
   run: async ({ body }, { call }) => {
     // The default link's type is only known to the platform, so its 403 is the rule's answer here.

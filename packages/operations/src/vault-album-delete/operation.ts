@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { refusedAs } from '../common/platform-refusal';
-import { AccountParams, NonBlank } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, NonBlank } from '../common/schemas';
 import { DeletedVaultAlbum } from '../common/vault-album';
 import { defineOperation, upstreamData } from '../define';
 
@@ -23,6 +23,7 @@ export const vaultAlbumDelete = defineOperation({
     }),
     data: Upstream(DeletedVaultAlbum.schema),
   },
+  example: { params: { accountId: EXAMPLE_ACCOUNT_ID, albumId: '799224761749078295' } },
   run: async ({ params }, { call }) => {
     const album = await refusedAs(
       'standard albums (All, Posts, Messages) cannot be deleted; only user albums can',

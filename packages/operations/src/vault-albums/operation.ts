@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
-import { AccountParams } from '../common/schemas';
+import { AccountParams, accountExample } from '../common/schemas';
 import { VaultAlbum, VaultMedia } from '../common/vault-album';
 import { defineOperation, upstreamData } from '../define';
 
@@ -23,6 +23,7 @@ export const vaultAlbums = defineOperation({
     params: AccountParams,
     data: Upstream(VaultAlbumsResponse),
   },
+  example: { params: accountExample },
   // The platform answers every album in one call (no paging upstream), so neither does the gateway.
   run: async (_input, { call }) => {
     const raw = coerce.obj(await call('vaultAlbums'));

@@ -27,6 +27,16 @@ export const verifyTwofa = defineOperation({
     }),
     data: ConnectedData,
   },
+  example: {
+    body: {
+      username: 'creator_2fa',
+      password: 'sandbox-password',
+      twoFactorToken: 'tfa_Vb3kR9qX2mL7cN4tP8sW1z',
+      twoFactorCode: '424242',
+      name: 'Demo creator (2FA)',
+      countryCode: 'US',
+    },
+  },
   run: async ({ body }, { connector }) => {
     const data = connectData(await connector.verifyTwofa(body));
     // The platform never asks for a second factor twice in a row; if it did, this is its bug.
