@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ConnectedData, connectData, loginLane, TwofaNeededData } from '../common/connect-result';
-import { CountryCode, NonEmpty } from '../common/schemas';
+import { CountryCode, NonBlank, NonEmpty } from '../common/schemas';
 import { defineOperation } from '../define';
 
 export const connect = defineOperation({
@@ -19,7 +19,7 @@ export const connect = defineOperation({
   successStatus: 201,
   schemas: {
     body: Type.Object({
-      username: NonEmpty('email or username of the platform account'),
+      username: NonBlank('email or username of the platform account'),
       password: NonEmpty('platform account password'),
       name: NonEmpty('display name in the caller’s dashboard'),
       countryCode: CountryCode,

@@ -3,7 +3,7 @@ import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
 import { coerce, type Raw } from '../common/coerce';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, accountExample, UnixMs } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank, UnixMs } from '../common/schemas';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
 
 const { obj, arr, str } = coerce;
@@ -69,7 +69,7 @@ export const PostBody = Type.Object({
     }),
   ),
   postToFYP: Type.Optional(Type.Boolean({ description: 'true publishes to the For You page' })),
-  previewId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'preview media id' })),
+  previewId: Type.Optional(NonBlank('preview media id', { maxLength: 64 })),
   scheduledFor: Type.Optional(UnixMs('Unix ms; 0 = now')),
   expiresAt: Type.Optional(UnixMs('Unix ms; 0 = never')),
   wallIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true })),

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ConnectedData, connectData, loginLane } from '../common/connect-result';
-import { CountryCode, NonEmpty } from '../common/schemas';
+import { CountryCode, NonBlank, NonEmpty } from '../common/schemas';
 import { defineOperation } from '../define';
 
 export const verifyTwofa = defineOperation({
@@ -18,10 +18,10 @@ export const verifyTwofa = defineOperation({
   successStatus: 201,
   schemas: {
     body: Type.Object({
-      username: NonEmpty(),
+      username: NonBlank(),
       password: NonEmpty(),
       twoFactorToken: NonEmpty('twofa_token from the /connect response'),
-      twoFactorCode: Type.String({ minLength: 1, maxLength: 32 }),
+      twoFactorCode: NonBlank('the code from the authenticator app, e-mail or phone', { maxLength: 32 }),
       name: NonEmpty(),
       countryCode: CountryCode,
     }),
