@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-export const testInclude = ['apps/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'test/**/*.test.ts'];
+export const testInclude = ['apps/*/test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/**/*.test.ts'];
 
-// One config for the whole workspace: unit tests sit beside the code, end-to-end tests in test/.
+// One config for the whole workspace. Every test file is `*.test.ts`; where it lives says what it tests:
+// `<package>/test/` that package, `test/e2e/` the whole stack over HTTP, `test/` the repository.
 // Each test file gets its own queue/key prefix (see test/support), so files run in parallel safely.
 export default defineConfig({
   test: {

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     root: import.meta.dirname,
-    include: ['src/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     testTimeout: 10_000,
   },
 });

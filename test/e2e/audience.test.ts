@@ -1,7 +1,5 @@
+import { EarningsTransaction, FollowingEntry, SubscriberStats, Subscription } from '@cg/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EarningsTransaction } from '../../packages/operations/src/earnings-transactions/operation';
-import { FollowingEntry } from '../../packages/operations/src/following/operation';
-import { SubscriberStats, Subscription } from '../../packages/operations/src/subscribers/operation';
 import { errorsOf, expectBadRequest, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
 import { type SimSession, simRequests } from '../support/sim';

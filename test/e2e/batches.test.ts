@@ -1,5 +1,5 @@
+import { laneOfAccount } from '@cg/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { laneOfAccount } from '../../apps/api/src/operation-routes';
 import { expectError } from '../support/assert';
 import { crashWorkerOnceAt, eventually } from '../support/processes';
 import { clearFaults, injectFault, resetObservations, simRequests } from '../support/sim';

@@ -1,5 +1,5 @@
+import { jobKeyPrefix } from '@cg/queue';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { jobKeyPrefix } from '../../packages/queue/src/queue';
 import { expectBadRequest, expectError, expectNotFound } from '../support/assert';
 import { connectAccount } from '../support/common';
 import { eventually, sleep } from '../support/processes';

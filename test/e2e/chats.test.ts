@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AccountMedia,
   MEDIA_STATS_PAGE_SIZE,
   MediaOfferItem,
-} from '../../packages/operations/src/chat-media-stats/operation';
-import {
+  Reaction,
   UNREAD_PAGE_SIZE,
   UnreadMessageInteraction,
-} from '../../packages/operations/src/chats-unread/operation';
-import { Reaction } from '../../packages/operations/src/messages-like/operation';
+} from '@cg/operations';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
 import { type SimSession, simConfig, simRequests } from '../support/sim';

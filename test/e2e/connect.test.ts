@@ -1,9 +1,8 @@
-import { PlatformProfile } from '@cg/operations';
+import { ConnectionSession, PlatformProfile } from '@cg/operations';
 import { parseKeyring } from '@cg/secrets';
 import { createStore } from '@cg/store';
+import { MAX_TWOFA_ATTEMPTS } from '@cg/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TWOFA_ATTEMPTS } from '../../apps/worker/src/connector';
-import { ConnectionSession } from '../../packages/operations/src/common/connect-result';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
 import { eventually } from '../support/processes';

@@ -9,17 +9,17 @@
  *   field of the wrong type, each value out of its field's bounds, down to nested objects and list
  *   items), a malformed query (each required parameter missing, each value its schema or `check`
  *   refuses) and a malformed path parameter, each derived from the schemas and built on the
- *   operation's `example` (whose own validity `examples.unit.test.ts` checks);
+ *   operation's `example` (whose own validity packages/operations/test/examples.test.ts checks);
  *
  * and in every one of these cases nothing reached the platform (the sandbox's request count) and
  * nothing was queued (no new job in Redis).
  */
 import { ErrorBodySchema } from '@cg/contract';
 import { allOperations, type OperationDef, type OperationSchemas } from '@cg/operations';
+import { queueKeys } from '@cg/queue';
 import type { TObject, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { queueKeys } from '../../packages/queue/src/keys';
 import { errorsOf, expectBadRequest, expectNotFound, type GatewayAnswer } from '../support/assert';
 import { connectAccount, runCommonRouteTests } from '../support/common';
 import { gw, scanKeys, startStack, type TestStack } from '../support/stack';

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
+import { MAX_JSON_DEPTH } from '@cg/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../apps/api/src/validation';
 import { expectBadRequest, expectError } from '../support/assert';
 import { connectWithSim } from '../support/common';
 import { eventually } from '../support/processes';

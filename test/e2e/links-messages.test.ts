@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatedTrackingLink, TrackingLink } from '../../packages/operations/src/common/tracking-link';
 import {
+  CreatedTrackingLink,
   massMessagesScheduled,
   RecipientGroup,
   ScheduledMassMessage,
-} from '../../packages/operations/src/mass-messages-scheduled/operation';
-import { trackingLinksCreate } from '../../packages/operations/src/tracking-links-create/operation';
-import { trackingLinksUpdate } from '../../packages/operations/src/tracking-links-update/operation';
+  TrackingLink,
+  trackingLinksCreate,
+  trackingLinksUpdate,
+} from '@cg/operations';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
 import type { SimSession } from '../support/sim';

@@ -1,7 +1,5 @@
+import { LIST_PAGE_SIZE, List, ListMember, ListMemberWithSortId } from '@cg/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ListMember, ListMemberWithSortId } from '../../packages/operations/src/common/list-member';
-import { List } from '../../packages/operations/src/lists-create/operation';
-import { LIST_PAGE_SIZE } from '../../packages/operations/src/lists-read/operation';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
 import { injectFault, type SimSession, simRequests } from '../support/sim';

@@ -1,10 +1,5 @@
+import { ACCESS_PERMISSION_TYPES, Post, REPLY_RULES, Wall } from '@cg/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ACCESS_PERMISSION_TYPES,
-  Post,
-  REPLY_RULES,
-} from '../../packages/operations/src/posts-create/operation';
-import { Wall } from '../../packages/operations/src/posts-walls/operation';
 import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
 import { type SimSession, simFixture, simRequests } from '../support/sim';

@@ -2,9 +2,8 @@ import { createLogger } from '@cg/config';
 import { PlatformClient } from '@cg/platform-client';
 import { parseKeyring } from '@cg/secrets';
 import { createStore } from '@cg/store';
+import { AccountSessions, Egress } from '@cg/worker';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Egress } from '../../apps/worker/src/egress';
-import { AccountSessions } from '../../apps/worker/src/sessions';
 import { expectError } from '../support/assert';
 import { connectAccount, connectCredentials } from '../support/common';
 import {

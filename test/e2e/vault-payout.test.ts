@@ -1,8 +1,13 @@
+import {
+  DeletedVaultAlbum,
+  PayoutMethod,
+  payoutDelete,
+  VaultAlbum,
+  VaultMedia,
+  vaultAlbumDelete,
+  vaultAlbums,
+} from '@cg/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeletedVaultAlbum, VaultAlbum, VaultMedia } from '../../packages/operations/src/common/vault-album';
-import { PayoutMethod, payoutDelete } from '../../packages/operations/src/payout-delete/operation';
-import { vaultAlbumDelete } from '../../packages/operations/src/vault-album-delete/operation';
-import { vaultAlbums } from '../../packages/operations/src/vault-albums/operation';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
 import { resetObservations, type SimSession, simFixture, simRequests } from '../support/sim';

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureRedis, type RedisHandle } from '../../scripts/lib/redis';
+import type {} from './provided';
 
 let redis: RedisHandle | undefined;
 
@@ -16,10 +17,4 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await redis?.stop();
-}
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    redisUrl: string;
-  }
 }

@@ -1,7 +1,7 @@
+import { OperationsQueue, type QueueOptions } from '@cg/queue';
 import { connectRedis, type Redis, randomId } from '@cg/store';
 import { afterAll, inject } from 'vitest';
-import type { QueueOptions } from '../../packages/queue/src/queue';
-import { OperationsQueue } from '../../packages/queue/src/queue';
+import type {} from './provided';
 import { scanKeys } from './stack';
 
 /**

@@ -7,6 +7,7 @@ import { createGatewayWorker, type GatewayWorker } from '@cg/worker';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { eventually } from './processes';
+import type {} from './provided';
 
 export interface TestStack {
   apiUrl: string;

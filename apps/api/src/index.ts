@@ -6,7 +6,10 @@ import { connectRedis, createStore, newId, watchRedis } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './server';
 
+// laneOfAccount and MAX_JSON_DEPTH are for the end-to-end tests (an account's lane, the body nesting limit).
+export { laneOfAccount } from './operation-routes';
 export { buildApi } from './server';
+export { MAX_JSON_DEPTH } from './validation';
 
 /** Wires Redis, the store and the queue into a Fastify app; `close` releases them all. */
 export async function createApi(config: GatewayConfig, logger: Logger): Promise<FastifyInstance> {

@@ -7,6 +7,11 @@ import { connectRedis, createStore, watchRedis } from '@cg/store';
 import { Egress } from './egress';
 import { createProcessor } from './processor';
 
+// For the end-to-end tests: the two-factor attempts' limit, and the sessions and egress they drive.
+export { MAX_TWOFA_ATTEMPTS } from './connector';
+export { Egress } from './egress';
+export { AccountSessions } from './sessions';
+
 export interface GatewayWorker {
   start(): void;
   /** Stops taking jobs and waits up to the grace period for the running ones. */

@@ -40,7 +40,7 @@ type ExamplePart<
  * A realistic, valid request of an operation, by part: `params` (path), `query` and `body`, each
  * typed from the operation's schemas, so an example cannot drift from them unnoticed. It appears in
  * the OpenAPI document, builds the valid baseline of the every-operation security test, and is
- * checked against the schemas and `check` by a unit test (`examples.unit.test.ts`).
+ * checked against the schemas and `check` by a unit test (`test/examples.test.ts`).
  */
 export type OperationExample<S extends OperationSchemas = OperationSchemas> = ExamplePart<
   S,

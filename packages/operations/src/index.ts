@@ -1,3 +1,4 @@
+export * from './answers';
 export { coerce } from './common/coerce';
 export { PlatformProfile } from './common/profile';
 export { NON_BLANK_PATTERN } from './common/schemas';

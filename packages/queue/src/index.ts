@@ -1,8 +1,10 @@
-// What the apps use of the queue; lanes, the write ledger and BullMQ stay inside.
+// What the apps use of the queue, and the key names and options the tests read; lanes, the write
+// ledger and BullMQ stay inside.
 export { jobCancelled, RetryableError } from './failure';
 export type { KeyClaim } from './idempotency';
+export { type QueueKeys, queueKeys } from './keys';
 export type { LaneSettings } from './lanes';
 export type { JobPayload, StoredOutcome } from './payload';
-export { OperationsQueue } from './queue';
+export { jobKeyPrefix, OperationsQueue, type QueueOptions } from './queue';
 export { type JobState, type JobView, resultOf, type WaitResult } from './results';
 export { type Processor, type ProcessorContext, startWorker } from './worker';

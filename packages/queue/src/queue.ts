@@ -31,7 +31,7 @@ import {
 } from './results';
 import { PARK_MS, wakeJobs } from './wake';
 
-/** BullMQ's key prefix of the queue's jobs: `queueKeys(prefix).jobPrefix` (test/e2e/cancel.test.ts reads it here). */
+/** BullMQ's key prefix of the queue's jobs: `queueKeys(prefix).jobPrefix` (test/e2e/cancel.test.ts imports it). */
 export const jobKeyPrefix = (prefix: string) => queueKeys(prefix).jobPrefix;
 
 /** How long a wait that ended reads its job before answering it pending, state unknown. */

@@ -1,0 +1,27 @@
+// What the operations' answers are checked against, for the package's callers (the end-to-end tests):
+// the records the answers are made of, the definitions whose whole answer schema is checked, and the
+// contract's paging sizes and post rules.
+export { AccountMedia, MEDIA_STATS_PAGE_SIZE, MediaOfferItem } from './chat-media-stats/operation';
+export { UNREAD_PAGE_SIZE, UnreadMessageInteraction } from './chats-unread/operation';
+export { ConnectionSession } from './common/connect-result';
+export { ListMember, ListMemberWithSortId } from './common/list-member';
+export { CreatedTrackingLink, TrackingLink } from './common/tracking-link';
+export { DeletedVaultAlbum, VaultAlbum, VaultMedia } from './common/vault-album';
+export { EarningsTransaction } from './earnings-transactions/operation';
+export { FollowingEntry } from './following/operation';
+export { List } from './lists-create/operation';
+export { LIST_PAGE_SIZE } from './lists-read/operation';
+export {
+  massMessagesScheduled,
+  RecipientGroup,
+  ScheduledMassMessage,
+} from './mass-messages-scheduled/operation';
+export { Reaction } from './messages-like/operation';
+export { PayoutMethod, payoutDelete } from './payout-delete/operation';
+export { ACCESS_PERMISSION_TYPES, Post, REPLY_RULES } from './posts-create/operation';
+export { Wall } from './posts-walls/operation';
+export { SubscriberStats, Subscription } from './subscribers/operation';
+export { trackingLinksCreate } from './tracking-links-create/operation';
+export { trackingLinksUpdate } from './tracking-links-update/operation';
+export { vaultAlbumDelete } from './vault-album-delete/operation';
+export { vaultAlbums } from './vault-albums/operation';
