@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { type Dispatcher, fetch as undiciFetch } from 'undici';
 
 /** The repository root: every entry point below is resolved from here, whatever the caller's cwd. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -116,12 +117,18 @@ export async function stopAll(): Promise<void> {
   ]);
 }
 
-export async function waitForHttp(url: string, timeoutMs = 60_000, process?: Managed): Promise<void> {
+/** Waits until `url` answers 2xx; `dispatcher` for an https server this process must trust. */
+export async function waitForHttp(
+  url: string,
+  timeoutMs = 60_000,
+  process?: Managed,
+  dispatcher?: Dispatcher,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (process && !process.alive()) throw new Error(`${process.name} exited before ${url} answered`);
     try {
-      const response = await fetch(url);
+      const response = dispatcher ? await undiciFetch(url, { dispatcher }) : await fetch(url);
       await response.arrayBuffer();
       if (response.ok) return;
     } catch {

@@ -2,9 +2,10 @@ import { GatewayEnv } from '@cg/config';
 import { extraCreatorUsername, SANDBOX_PASSWORD } from '@cg/platform-sim';
 import { generateKey } from '@cg/secrets';
 import { randomId } from '@cg/store';
-import { Pool } from 'undici';
+import { Agent, Pool, fetch as undiciFetch } from 'undici';
 import { freePort } from '../../scripts/lib/redis';
 import { type Managed, startNode, waitForHttp } from './processes';
+import type { LocalCert } from './tls';
 
 export const SLUG = 'fansly';
 
@@ -47,29 +48,48 @@ export interface FixtureAccount {
   chatIds: string[];
 }
 
-/** The sandbox platform as its own process, with `extraCreators` bench accounts. */
-export async function startSandbox(extraCreators: number, cpuProfDir?: string): Promise<Sandbox> {
+/**
+ * The sandbox platform as its own process, with `extraCreators` bench accounts; over https with
+ * `tls` (its gateways must then trust `tls.certPath`: NODE_EXTRA_CA_CERTS in their env).
+ */
+export async function startSandbox(
+  extraCreators: number,
+  cpuProfDir?: string,
+  options: { tls?: LocalCert; name?: string } = {},
+): Promise<Sandbox> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const { tls } = options;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const process = startNode(
-    'sandbox',
+    options.name ?? 'sandbox',
     'apps/platform-sim/src/main.ts',
     {
       SIM_PORT: String(port),
       SIM_HOST: '127.0.0.1',
       SIM_EXTRA_CREATORS: String(extraCreators),
       SIM_LOG_LEVEL: 'warn',
+      ...(tls ? { SIM_TLS_CERT: tls.certPath, SIM_TLS_KEY: tls.keyPath } : {}),
     },
     { cpuProfDir },
   );
-  await waitForHttp(`${url}/_sim/health`, 60_000, process);
+  // This process's own calls (control surface, readiness) trust the certificate through an agent.
+  const dispatcher = tls ? new Agent({ connect: { ca: tls.cert } }) : undefined;
+  try {
+    await waitForHttp(`${url}/_sim/health`, 60_000, process, dispatcher);
+  } catch (error) {
+    await dispatcher?.close();
+    throw error;
+  }
   const control = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${url}${path}`, {
+    const init = {
       method,
       ...(body === undefined
         ? {}
         : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
+    };
+    const response = dispatcher
+      ? await undiciFetch(`${url}${path}`, { ...init, dispatcher })
+      : await fetch(`${url}${path}`, init);
     const text = await response.text();
     if (!response.ok) throw new Error(`sandbox ${method} ${path}: ${response.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
@@ -88,7 +108,10 @@ export async function startSandbox(extraCreators: number, cpuProfDir?: string): 
           accounts: FixtureAccount[];
         }
       ).accounts,
-    stop: () => process.stop(),
+    stop: async () => {
+      await process.stop();
+      await dispatcher?.close();
+    },
   };
 }
 

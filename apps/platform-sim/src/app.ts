@@ -33,6 +33,7 @@ function malformedUrl(_error: FastifyError, request: FastifyRequest, reply: Fast
 
 /**
  * Builds the sandbox (not listening). Callers: `await app.listen({ port: 0, host: '127.0.0.1' })`.
+ * With `tls` it serves https, and `listen` answers an `https://` URL.
  */
 export async function buildSim(partial: Partial<SimOptions> = {}): Promise<FastifyInstance> {
   const options = resolveOptions(partial);
@@ -46,9 +47,17 @@ export async function buildSim(partial: Partial<SimOptions> = {}): Promise<Fasti
     forceCloseConnections: true,
     frameworkErrors: malformedUrl,
   } satisfies FastifyServerOptions;
-  const app: FastifyInstance = options.logger
-    ? Fastify({ ...common, loggerInstance: options.logger })
-    : Fastify({ ...common, ...loggerOptions(options) });
+  const server = options.logger
+    ? { ...common, loggerInstance: options.logger }
+    : { ...common, ...loggerOptions(options) };
+  // With a certificate it serves https on the same port (the real platform is https only). Its routes
+  // do not depend on the transport, so the instance is typed as the http one either way.
+  const app: FastifyInstance = options.tls
+    ? (Fastify({
+        ...server,
+        https: { cert: options.tls.cert, key: options.tls.key },
+      }) as unknown as FastifyInstance)
+    : Fastify(server);
 
   // Empty JSON bodies are accepted (as no body) so a bodiless POST gets the platform's 400 code 10.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {

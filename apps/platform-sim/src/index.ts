@@ -9,4 +9,5 @@ export {
   SANDBOX_PASSWORD,
   SANDBOX_TWOFA_CODE,
   type SimOptions,
+  type SimTls,
 } from './options';

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { loadDotEnv } from '@cg/config';
 import { pino } from 'pino';
 import { buildSim } from './index';
-import { MAX_EXTRA_CREATORS, type SimOptions } from './options';
+import { MAX_EXTRA_CREATORS, type SimOptions, type SimTls } from './options';
 
 /** Process entry: the only place that reads the environment. */
 
@@ -25,8 +27,43 @@ function readEnv(): { port: number; host: string; logLevel: string; options: Par
     options: {
       seed: intFromEnv('SIM_SEED', 1, 0, 0xffff_ffff),
       extraCreators: intFromEnv('SIM_EXTRA_CREATORS', 0, 0, MAX_EXTRA_CREATORS),
+      tls: tlsFromEnv(),
     },
   };
+}
+
+/** A file path setting: unset (or empty) is undefined. */
+function fileFromEnv(name: string): string | undefined {
+  const raw = process.env[name];
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+function readPem(name: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`${name}: cannot read ${path} (${code})`);
+  }
+}
+
+/** https when both the certificate and its key are given, http when neither; anything else stops it. */
+function tlsFromEnv(): SimTls | null {
+  const certPath = fileFromEnv('SIM_TLS_CERT');
+  const keyPath = fileFromEnv('SIM_TLS_KEY');
+  if (certPath === undefined && keyPath === undefined) return null;
+  if (certPath === undefined || keyPath === undefined)
+    throw new Error(
+      `SIM_TLS_CERT and SIM_TLS_KEY go together: both for https, neither for http (only ${certPath === undefined ? 'SIM_TLS_KEY' : 'SIM_TLS_CERT'} is set)`,
+    );
+  const tls = { cert: readPem('SIM_TLS_CERT', certPath), key: readPem('SIM_TLS_KEY', keyPath) };
+  try {
+    createSecureContext(tls);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`SIM_TLS_CERT and SIM_TLS_KEY are not a PEM certificate and its key (${reason})`);
+  }
+  return tls;
 }
 
 async function main(): Promise<void> {

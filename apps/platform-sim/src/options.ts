@@ -26,6 +26,14 @@ export interface SimOptions {
   logLevel: string;
   /** Injected pino-compatible logger; overrides logLevel. @defaultValue none */
   logger: FastifyBaseLogger | null;
+  /** Serve https with this certificate and key (PEM text); null serves plain http. @defaultValue null */
+  tls: SimTls | null;
+}
+
+/** The certificate (chain) and private key the sandbox serves https with, as PEM text. */
+export interface SimTls {
+  cert: string | Buffer;
+  key: string | Buffer;
 }
 
 /** The options that `POST /_sim/config` may change while running. */
@@ -75,6 +83,7 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
     cdnBaseUrl: 'https://cdn.sim.invalid',
     logLevel: 'warn',
     logger: null,
+    tls: null,
   };
   for (const [key, value] of Object.entries(partial)) {
     if (value !== undefined) Object.assign(options, { [key]: value });
@@ -100,7 +109,13 @@ export function validateOptions(options: SimOptions): string[] {
   if (typeof options.cdnBaseUrl !== 'string' || !/^https?:\/\//.test(options.cdnBaseUrl)) {
     problems.push('cdnBaseUrl must be an http(s) URL');
   }
+  if (options.tls !== null && !(isPem(options.tls?.cert) && isPem(options.tls?.key)))
+    problems.push('tls must be null or { cert, key }, both non-empty PEM text');
   return problems;
+}
+
+function isPem(value: unknown): boolean {
+  return (typeof value === 'string' || Buffer.isBuffer(value)) && value.length > 0;
 }
 
 export function validateRuntimeConfig(config: RuntimeConfig): string[] {
