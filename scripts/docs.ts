@@ -740,6 +740,9 @@ const SANDBOX_NOTES: Record<string, string> = {
   SIM_SEED: 'seed of its deterministic world: the same seed, the same accounts and records',
   SIM_EXTRA_CREATORS:
     'extra creators `sim_creator_00001`… (password `sandbox-password`, no second factor), for benchmarks',
+  SIM_TLS_CERT:
+    'PEM certificate (chain): with `SIM_TLS_KEY` it serves https on the same port, as the real platform does; a private CA’s clients trust it with `NODE_EXTRA_CA_CERTS`',
+  SIM_TLS_KEY: 'PEM private key of `SIM_TLS_CERT`; both or neither',
 };
 
 /** What `pnpm start` does with each variable it reads (scripts/start-stack.ts). */
@@ -853,6 +856,7 @@ function sandboxSettings(): string {
       source,
     );
     const text = new RegExp(`process\\.env\\.${name}\\s*\\|\\|\\s*'([^']*)'`).exec(source);
+    const file = new RegExp(`fileFromEnv\\('${name}'\\)`).exec(source);
     const note = SANDBOX_NOTES[name] ?? missing(`SANDBOX_NOTES.${name}`);
     if (int)
       return [
@@ -863,11 +867,12 @@ function sandboxSettings(): string {
         note,
       ];
     if (text) return [code(name), 'string', code(text[1]), '', note];
+    if (file) return [code(name), 'file path', 'unset', '', note];
     throw new Error(`apps/platform-sim/src/main.ts reads ${name} in a way scripts/docs.ts cannot document`);
   });
   return [
     '## The sandbox (apps/platform-sim)',
-    'The stand-in platform reads its own variables (not `GatewayEnv`: it is not the gateway). A number out of range stops it with a message naming the variable.',
+    'The stand-in platform reads its own variables (not `GatewayEnv`: it is not the gateway). A number out of range, or only one of `SIM_TLS_CERT` and `SIM_TLS_KEY`, stops it with a message naming the variable.',
     table(['Variable', 'Type', 'Default', 'Allowed', 'Description'], rows),
     'Its other options (rate limits, session lifetime, duplicate window, …) are set in code through `buildSim`, or at run time with `POST /_sim/config`.',
   ].join('\n\n');
@@ -913,6 +918,9 @@ function stackSettings(properties: Record<string, Schema>): string {
 const GUESS_NOTES: Record<string, string> = {
   twofaSessionVerify: `The step-up second factor before a payout-method deletion (\`DELETE /{accountId}/payout/delete\` with \`twofa\`). Decided: the body is \`{code, token?}\` and the answer is \`{token}\`, which the gateway then sends with the deletion as \`twofa.token\`; a wrong code is 400 code 2, and an account without a second factor is refused (403), in which case the deletion is sent without \`twofa\`. The deletion of an account that has a second factor, sent without \`twofa\`, is 400 code 4, which the gateway answers as \`TWOFA_REQUIRED\`.`,
   messageLike: `Behind \`POST /{accountId}/messages/like\`. Decided: the body is \`{messageId, type}\` (type 1 is a standard like) and the answer is the reaction \`{id, accountId, messageId, type, groupId}\`. A message that is not in one of the creator's chats is 404.`,
+  messagingGroups: `Behind \`GET /{accountId}/chats\`. The route and its parameters are seen; the values of the contract's filter and sort are inferred. Decided: \`filter\` all → \`flags=0\`, followers → 2, subscribers → 4 (the broadcast audience bits), vips → 1 (no public bit; this gateway's choice); \`sort\` newest → \`sortOrder=1\`, oldest → 2, unread → 3. A row's \`flags\` carries the same bits for the fan's relation (32 = unread). One table each side: \`CHAT_FILTER_FLAGS\`/\`CHAT_SORT_ORDER\` in packages/operations/src/chats-list/operation.ts and \`GROUP_FILTER_FLAGS\`/\`GROUP_SORT\` in apps/platform-sim/src/world/conversations.ts.`,
+  accountMediaCreate: `The media offer of \`POST /{accountId}/chats/{chatId}/messages\` with one media (the message then attaches it as \`contentType\` 1). The route and the array body are seen; how the contract's media permissions become rules is inferred. Decided: \`permissions.permissionFlags\` holds one \`{type: 0, flags, price, metadata, validAfter?, validBefore?}\` per rule, ORed; a rule's conditions combine in \`flags\`: ppv 1 (with \`price\` in mills, round(dollars × 1000), and metadata \`{"1": "{\\"price\\":…}"}\`), follow 2, subscription 4 (metadata \`subscriptionTierId\` when given), list 128 (metadata \`listId\`, \`label\`), limited_time no bit, only the window. No rule: free. Offer-level \`permissionFlags\` and \`price\` are 0, and only the creator is whitelisted. The bits live in \`PERMISSION_BITS\` (packages/operations/src/common/media-permissions.ts) and \`OFFER_PERMISSION_BITS\` (apps/platform-sim/src/world/conversations.ts).`,
+  accountMediaBundleCreate: `The media offer of a message with several media (attached as \`contentType\` 2, its id the bundle's). Body \`{previewId: null, permissionFlags: 0, price: 0, accountMediaModels: [{mediaId, previewId, permissionFlags: 0, price: 0, whitelist}], whitelist, permissions, tags: []}\`, answered \`{accountMediaBundles: [{id, …}], accountMedia}\`; the rules as for \`accountMediaCreate\`.`,
   trackingLinkUpsert: `Behind both \`POST\` (create) and \`PUT\` (update) \`/{accountId}/tracking-links\`. Decided: one endpoint, \`POST /trackinglinks\`; a body without \`id\` (\`{label, description}\`) creates a link and answers it, a body with \`id\` (\`{id, label?, description?}\`) updates that link and answers it in full, counters included. The default link (type 1) cannot be edited: 403.`,
 };
 

@@ -30,10 +30,35 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
     if (chats.hasOffers(group)) chatIds.push(groupId);
     if (chats.unreadCount(group) > 0) unreadChatIds.push(groupId);
     for (let position = 0; position < Math.min(MESSAGES_PER_CHAT, chats.length(group)); position++) {
-      messageIds.push(chats.messageId(group, position));
+      const id = chats.messageId(group, position);
+      if (!state.deletedMessages.has(id)) messageIds.push(id);
     }
   }
   const unreadMessageIds = Array.from(chats.unreadSlots(), (slot) => chats.unreadInteraction(slot).messageId);
+  // One entry per chat, newest activity first, as it stands now: the fan on the other side, the
+  // newest messages still there, split by author (only the creator's can be deleted), and the
+  // offers they carry.
+  const conversations = world.conversations(creator);
+  const conversationFixtures = conversations
+    .order({ flags: 0, sortOrder: 1, search: undefined, subscriptionTierId: undefined })
+    .map((group) => {
+      const fan = chats.partnerFan(group);
+      const latest = conversations.messages(group, null, MESSAGES_PER_CHAT);
+      const own = latest.filter((message) => message.senderId === identity.accountId);
+      return {
+        chatId: chats.groupId(group),
+        fanId: creatorWorld.fanId(fan),
+        fanUsername: creatorWorld.fanUsername(fan),
+        vip: conversations.isVip(fan),
+        follower: conversations.isFollower(fan),
+        subscriber: conversations.isSubscriber(fan),
+        unreadCount: chats.unreadCount(group),
+        messageIds: latest.map((message) => message.id),
+        creatorMessageIds: own.map((message) => message.id),
+        fanMessageIds: latest.filter((message) => message.senderId !== identity.accountId).map((m) => m.id),
+        offerIds: latest.flatMap((message) => message.attachments.map((a) => a.contentId)),
+      };
+    });
   const albums = [...state.albums.values()].filter((album) => album.deletedAt === undefined);
   const links = [...state.trackingLinks.values()];
   const mainWall = state.mainWall();
@@ -53,6 +78,7 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
     unreadChatIds,
     messageIds,
     unreadMessageIds,
+    chats: conversationFixtures,
     listIds: [...state.lists.keys()],
     payoutMethodIds: [...state.payoutMethods.values()]
       .filter((m) => m.status === PAYOUT_STATUS_ACTIVE)

@@ -224,6 +224,9 @@ export interface AccountMedia {
   access: boolean;
   createdAt: number;
   saleStats: { purchased: boolean; purchasedAt: number | null; purchaseCount: number; totalAmount: number };
+  /** The offer's access rules (offers made through POST /account/media). */
+  permissions?: OfferPermissions;
+  whitelist?: { accountId: string; permissionFlags: number }[];
   media: {
     id: string;
     type: number;
@@ -256,6 +259,26 @@ export interface AccountMediaBundle {
   createdAt: number;
   accountMediaIds: string[];
   bundleContent: { accountMediaId: string; pos: number }[];
+  /** The offer's access rules (offers made through POST /account/media/bundle). */
+  permissions?: OfferPermissions;
+}
+
+/**
+ * One access rule of a media offer (GUESS: docs/upstream-decisions.md, message media): `flags`
+ * combines its conditions (1 price, 2 following, 4 subscription tier, 128 list), `price` in mills on
+ * a rule with bit 1, `metadata` JSON text keyed by bit, a time window in Unix ms. Rules are ORed.
+ */
+export interface OfferPermissionEntry {
+  type: number;
+  flags: number;
+  price: number;
+  metadata: string;
+  validAfter?: number;
+  validBefore?: number;
+}
+
+export interface OfferPermissions {
+  permissionFlags: OfferPermissionEntry[];
 }
 
 export interface MessageAttachment {
@@ -288,15 +311,23 @@ export interface UnreadMessageInteraction {
 export interface Message {
   id: string;
   type: number;
+  dataVersion: number;
   groupId: string;
   senderId: string;
   content: string;
+  correlationId: string;
+  /** Unix seconds; a sent message's has a fraction. */
   createdAt: number;
+  /** Unix seconds, set once deleted. */
   deletedAt: number | null;
   inReplyTo: string | null;
+  inReplyToRoot: string | null;
   attachments: MessageAttachment[];
+  embeds: unknown[];
   interactions: { userId: string; deliveredAt: number; readAt: number | null }[];
   likes: Reaction[];
+  /** Mills. */
+  totalTipAmount: number;
 }
 
 export interface ChatList {
@@ -432,6 +463,8 @@ export interface RecipientGroup {
 }
 
 export interface ChatGroupSummary {
+  /** The creator whose inbox this is (their platform account id). */
+  account_id: string;
   groupId: string;
   partnerAccountId: string;
   partnerUsername: string;

@@ -2,9 +2,25 @@
 // the records the answers are made of, the definitions whose whole answer schema is checked, and the
 // contract's paging sizes and post rules.
 export { AccountMedia, MEDIA_STATS_PAGE_SIZE, MediaOfferItem } from './chat-media-stats/operation';
+export {
+  CHAT_MESSAGES_DEFAULT_LIMIT,
+  CHAT_MESSAGES_MAX_LIMIT,
+  chatMessages,
+} from './chat-messages/operation';
+export { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE } from './chat-messages-send/operation';
+export {
+  CHAT_FILTER_FLAGS,
+  CHAT_SORT_ORDER,
+  CHATS_DEFAULT_LIMIT,
+  Chat,
+  chatsList,
+} from './chats-list/operation';
 export { UNREAD_PAGE_SIZE, UnreadMessageInteraction } from './chats-unread/operation';
 export { ConnectionSession } from './common/connect-result';
 export { ListMember, ListMemberWithSortId } from './common/list-member';
+export { PERMISSION_BITS } from './common/media-permissions';
+export { Message, MessageAttachment } from './common/message';
+export { dollarsToMills } from './common/money';
 export { CreatedTrackingLink, TrackingLink } from './common/tracking-link';
 export { DeletedVaultAlbum, VaultAlbum, VaultMedia } from './common/vault-album';
 export { EarningsTransaction } from './earnings-transactions/operation';

@@ -1,5 +1,8 @@
 import { accountsByIds } from './accounts-by-ids/operation';
 import { chatMediaStats } from './chat-media-stats/operation';
+import { chatMessages } from './chat-messages/operation';
+import { chatMessagesSend } from './chat-messages-send/operation';
+import { chatsList } from './chats-list/operation';
 import { chatsUnread } from './chats-unread/operation';
 import { connect } from './connect/operation';
 import type { OperationDef, OperationSchemas } from './define';
@@ -10,6 +13,7 @@ import { listsCreate } from './lists-create/operation';
 import { listsRead } from './lists-read/operation';
 import { massMessagesScheduled } from './mass-messages-scheduled/operation';
 import { me } from './me/operation';
+import { messagesDelete } from './messages-delete/operation';
 import { messagesLike } from './messages-like/operation';
 import { payoutDelete } from './payout-delete/operation';
 import { postsCreate } from './posts-create/operation';
@@ -36,6 +40,10 @@ export const operations = [
   chatMediaStats,
   chatsUnread,
   messagesLike,
+  chatsList,
+  chatMessages,
+  chatMessagesSend,
+  messagesDelete,
   payoutDelete,
   vaultAlbums,
   vaultAlbumDelete,

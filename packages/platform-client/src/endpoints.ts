@@ -55,7 +55,36 @@ export const endpoints = {
     write: false,
     response: 'object',
   },
-  messagingGroups: { method: 'GET', path: '/messaging/groups', auth: true, write: false, response: 'object' },
+  messagingGroups: {
+    method: 'GET',
+    path: '/messaging/groups',
+    auth: true,
+    write: false,
+    guess:
+      'route and parameters seen; the filter/sort values (flags 2/4/1, sortOrder 1/2/3) inferred: upstream-decisions.md, chat list',
+    response: 'object',
+  },
+  chatMessages: { method: 'GET', path: '/message', auth: true, write: false, response: 'object' },
+  accountMediaCreate: {
+    method: 'POST',
+    path: '/account/media',
+    auth: true,
+    write: true,
+    guess:
+      'route and array body seen; access_type onto permissionFlags entries inferred: upstream-decisions.md, message media',
+    response: 'array',
+  },
+  accountMediaBundleCreate: {
+    method: 'POST',
+    path: '/account/media/bundle',
+    auth: true,
+    write: true,
+    guess:
+      'route and body seen; access_type onto permissionFlags entries inferred: upstream-decisions.md, message media',
+    response: 'object',
+  },
+  messageSend: { method: 'POST', path: '/message', auth: true, write: true, response: 'object' },
+  messageDelete: { method: 'POST', path: '/message/delete', auth: true, write: true, response: 'object' },
   messageUnread: { method: 'GET', path: '/message/unread', auth: true, write: false, response: 'object' },
   messageLike: {
     method: 'POST',

@@ -1,7 +1,9 @@
-import { invalidField, notFound } from '../errors';
+import { invalidField, notAllowed, notFound } from '../errors';
 import { decodeId } from '../ids';
 import {
   bodyObject,
+  bodyString,
+  queryCursorId,
   queryCursorMs,
   queryInt,
   queryLimit,
@@ -10,8 +12,15 @@ import {
   requiredBodyId,
   requiredQueryString,
 } from '../params';
-import type { AccountMedia, AccountMediaBundle, ChatGroup, PlatformProfile } from '../records';
-import { GROUP_FLAG_UNREAD, LOCATION_TYPE_DIRECT_MESSAGE } from '../world/chats';
+import type {
+  AccountMedia,
+  AccountMediaBundle,
+  ChatGroup,
+  OfferPermissions,
+  PlatformProfile,
+} from '../records';
+import { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE, LOCATION_TYPE_DIRECT_MESSAGE } from '../world/chats';
+import { Conversations, GROUP_SORT, OFFER_PERMISSION_BITS } from '../world/conversations';
 import { fanProfile } from '../world/profiles';
 import type { ApiContext, ApiRoute } from './types';
 
@@ -55,29 +64,39 @@ function mediaOffers(ctx: ApiContext): unknown {
   return { data, aggregationData: { accountMedia, accountMediaBundles: [...bundles.values()], posts: [] } };
 }
 
-/** Chats ordered by newest message; `flags=32` keeps only chats with unread messages. */
+/**
+ * The creator's chats, one row per fan. `flags` keeps the chats whose row has every bit asked for
+ * (32 unread; GUESS: 1 VIP, 2 follower, 4 subscriber), `sortOrder` 1 newest activity first, 2 oldest,
+ * 3 unread first (GUESS), `search` matches the fan's username or display name, `subscriptionTierId`
+ * the fan's tier; offset paging, `total` counts every chat selected.
+ */
 function messagingGroups(ctx: ApiContext): unknown {
   const flags = queryInt(ctx.query, 'flags', 0, 0);
+  if (!Conversations.knownFlags(flags)) throw invalidField('flags');
+  const sortOrder = queryInt(ctx.query, 'sortOrder', GROUP_SORT.newest, 1);
+  if (!(Object.values(GROUP_SORT) as number[]).includes(sortOrder)) throw invalidField('sortOrder');
   const limit = queryLimit(ctx.query);
   const offset = queryOffset(ctx.query);
   const world = ctx.core.world;
-  const chats = world.chats(ctx.creator);
+  const conversations = world.conversations(ctx.creator);
+  const chats = conversations.chats;
   const creatorWorld = world.creator(ctx.creator);
   const reactions = world.state(ctx.creator).reactions;
-  const onlyUnread = (flags & GROUP_FLAG_UNREAD) !== 0;
+  const order = conversations.order({
+    flags,
+    sortOrder,
+    search: queryString(ctx.query, 'search'),
+    subscriptionTierId: queryString(ctx.query, 'subscriptionTierId'),
+  });
   const data: unknown[] = [];
   const groups: ChatGroup[] = [];
   const accounts: PlatformProfile[] = [];
-  let total = 0;
-  for (const group of chats.groupOrder()) {
-    if (onlyUnread && chats.unreadCount(group) === 0) continue;
-    total += 1;
-    if (total <= offset || data.length >= limit) continue;
-    data.push(chats.summary(group));
+  for (const group of order.slice(offset, offset + limit)) {
+    data.push(conversations.summary(group));
     groups.push(chats.group(group, reactions));
     accounts.push(fanProfile(creatorWorld, chats.partnerFan(group)));
   }
-  return { data, total, aggregationData: { groups, accounts } };
+  return { data, total: order.length, aggregationData: { groups, accounts } };
 }
 
 /** Unread message interactions across all chats, newest first; `before` is a message id. */
@@ -103,15 +122,187 @@ function unreadMessages(ctx: ApiContext): unknown {
   return { total: slots.length, messageInteractions };
 }
 
-/** Messages of one chat, newest first (the platform's message list; shows the creator's reactions). */
+/**
+ * Messages of one chat, newest first, strictly older than `before` (a message id); with the offers
+ * and bundles they carry (`accountMedia`, `accountMediaBundles`) and the page's tips.
+ */
 function chatMessages(ctx: ApiContext): unknown {
   const groupId = requiredQueryString(ctx.query, 'groupId');
-  const beforeMs = queryCursorMs(ctx.query, 'before');
+  const before = queryCursorId(ctx.query, 'before');
   const limit = queryLimit(ctx.query);
-  const chats = ctx.core.world.chats(ctx.creator);
-  const group = chats.groupIndexOf(groupId);
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const group = conversations.chats.groupIndexOf(groupId);
   if (group < 0) throw notFound('chat');
-  return { messages: chats.messages(group, beforeMs, limit, ctx.core.world.state(ctx.creator).reactions) };
+  const messages = conversations.messages(group, before, limit);
+  return { messages, ...conversations.pageMedia(messages), tips: [], tipGoals: [], accountMediaOrders: [] };
+}
+
+const MAX_MESSAGE_CONTENT = 5000;
+const MESSAGE_ATTACHMENT_TYPES: readonly number[] = [ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE];
+
+/**
+ * Sends a message in one of the creator's chats: `{type: 1, groupId, content, attachments[{contentId,
+ * contentType, pos}], ...}`. An attachment names a media offer (1) or bundle (2) the creator made.
+ */
+function sendMessage(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  const groupId = requiredBodyId(body, 'groupId');
+  if ((body.type ?? 1) !== 1) throw invalidField('type');
+  const content = bodyString(body, 'content', { allowEmpty: true, maxLength: MAX_MESSAGE_CONTENT }) ?? '';
+  const rawAttachments = body.attachments ?? [];
+  if (!Array.isArray(rawAttachments)) throw invalidField('attachments');
+  const attachments = rawAttachments.map((raw, index) => {
+    const attachment = bodyObject(raw);
+    const { contentId, contentType } = attachment;
+    if (typeof contentId !== 'string' || contentId === '') throw invalidField('attachments');
+    if (typeof contentType !== 'number' || !MESSAGE_ATTACHMENT_TYPES.includes(contentType))
+      throw invalidField('attachments');
+    const pos = attachment.pos ?? index;
+    if (typeof pos !== 'number' || !Number.isInteger(pos) || pos < 0) throw invalidField('attachments');
+    return { contentId, contentType, pos };
+  });
+  if (content.trim() === '' && attachments.length === 0) throw invalidField('content');
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const group = conversations.chats.groupIndexOf(groupId);
+  if (group < 0) throw notFound('chat');
+  for (const attachment of attachments) {
+    if (!conversations.hasContent(attachment.contentType, attachment.contentId))
+      throw notFound('media offer');
+  }
+  return conversations.send(group, content, attachments, ctx.now);
+}
+
+/** Deletes a message the creator sent: `{messageId}` (FBuddy sends `id`). A fan's message is 403. */
+function deleteMessage(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  const messageId =
+    body.messageId === undefined ? requiredBodyId(body, 'id') : requiredBodyId(body, 'messageId');
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const found = conversations.find(messageId);
+  if (!found || found.deleted) throw notFound('message');
+  if (found.message.senderId !== ctx.core.world.creator(ctx.creator).accountId)
+    throw notAllowed('only your own messages can be deleted');
+  return conversations.delete(found, ctx.now);
+}
+
+/** The vault media a body names, with its preview: unknown ids are 404s. */
+function offerMediaOf(
+  ctx: ApiContext,
+  item: Record<string, unknown>,
+  field: string,
+): { mediaIndex: number; previewId: string | null } {
+  const creatorWorld = ctx.core.world.creator(ctx.creator);
+  const mediaId = item.mediaId;
+  if (typeof mediaId !== 'string' || mediaId === '') throw invalidField(field);
+  const previewId = item.previewId ?? null;
+  if (previewId !== null && typeof previewId !== 'string') throw invalidField(field);
+  const mediaIndex = creatorWorld.mediaIndexOf(mediaId);
+  if (mediaIndex < 0) throw notFound('media');
+  if (previewId !== null && previewId !== '' && creatorWorld.mediaIndexOf(previewId) < 0)
+    throw notFound('media');
+  return { mediaIndex, previewId: previewId === '' ? null : previewId };
+}
+
+const ANY_PERMISSION_BITS = 0xff;
+
+/**
+ * An offer's `permissions: {permissionFlags: [{type: 0, flags, price, metadata, validAfter?,
+ * validBefore?}]}` (GUESS, docs/upstream-decisions.md, message media). A rule with the price bit
+ * needs a whole positive price in mills; a tier or list its metadata names must be the creator's.
+ */
+function offerPermissions(ctx: ApiContext, raw: unknown): OfferPermissions {
+  if (raw === undefined || raw === null) return { permissionFlags: [] };
+  const rules = bodyObject(raw).permissionFlags ?? [];
+  if (!Array.isArray(rules)) throw invalidField('permissions');
+  const creatorWorld = ctx.core.world.creator(ctx.creator);
+  const state = ctx.core.world.state(ctx.creator);
+  return {
+    permissionFlags: rules.map((value) => {
+      const rule = bodyObject(value);
+      const { type, flags } = rule;
+      if (type !== 0) throw invalidField('permissions');
+      if (
+        typeof flags !== 'number' ||
+        !Number.isInteger(flags) ||
+        flags < 0 ||
+        (flags & ~ANY_PERMISSION_BITS) !== 0
+      )
+        throw invalidField('permissions');
+      const price = rule.price ?? 0;
+      if (typeof price !== 'number' || !Number.isInteger(price) || price < 0)
+        throw invalidField('permissions');
+      if ((flags & OFFER_PERMISSION_BITS.ppv) !== 0 && price <= 0) throw invalidField('permissions');
+      if ((flags & OFFER_PERMISSION_BITS.ppv) === 0 && price !== 0) throw invalidField('permissions');
+      const metadataText = rule.metadata ?? '';
+      if (typeof metadataText !== 'string') throw invalidField('permissions');
+      let metadata: Record<string, unknown> = {};
+      try {
+        metadata = metadataText === '' ? {} : (JSON.parse(metadataText) as Record<string, unknown>);
+      } catch {
+        throw invalidField('permissions');
+      }
+      const meta = (bit: number): Record<string, unknown> => {
+        const text = metadata[String(bit)];
+        if (typeof text !== 'string') return {};
+        try {
+          return JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          throw invalidField('permissions');
+        }
+      };
+      const tierId = meta(OFFER_PERMISSION_BITS.subscription).subscriptionTierId;
+      if ((flags & OFFER_PERMISSION_BITS.subscription) !== 0 && tierId !== undefined) {
+        if (!creatorWorld.tiers.some((tier) => tier.id === tierId)) throw notFound('subscription tier');
+      }
+      if ((flags & OFFER_PERMISSION_BITS.list) !== 0) {
+        const listId = meta(OFFER_PERMISSION_BITS.list).listId;
+        if (typeof listId !== 'string') throw invalidField('permissions');
+        if (!state.lists.has(listId)) throw notFound('list');
+      }
+      const window: { validAfter?: number; validBefore?: number } = {};
+      for (const name of ['validAfter', 'validBefore'] as const) {
+        const at = rule[name];
+        if (at === undefined || at === null) continue;
+        if (typeof at !== 'number' || !Number.isInteger(at) || at < 0) throw invalidField('permissions');
+        window[name] = at;
+      }
+      return { type: 0, flags, price, metadata: metadataText, ...window };
+    }),
+  };
+}
+
+/** Makes account-media offers: a JSON array of `{mediaId, previewId, permissions, ...}`; answers an array. */
+function createAccountMedia(ctx: ApiContext): unknown {
+  const items = ctx.body;
+  if (!Array.isArray(items) || items.length === 0) throw invalidField('body');
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  // Everything is checked before anything is made, so a refused body makes nothing.
+  const checked = items.map((raw) => {
+    const item = bodyObject(raw);
+    return { ...offerMediaOf(ctx, item, 'mediaId'), permissions: offerPermissions(ctx, item.permissions) };
+  });
+  return checked.map(({ mediaIndex, previewId, permissions }) =>
+    conversations.createOffer(mediaIndex, previewId, permissions, ctx.now),
+  );
+}
+
+/** Makes a bundle offer of several media: `{previewId, accountMediaModels[], permissions, ...}`. */
+function createAccountMediaBundle(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  const models = body.accountMediaModels;
+  if (!Array.isArray(models) || models.length === 0) throw invalidField('accountMediaModels');
+  const permissions = offerPermissions(ctx, body.permissions);
+  const bundlePreview = body.previewId ?? null;
+  if (bundlePreview !== null && typeof bundlePreview !== 'string') throw invalidField('previewId');
+  if (bundlePreview && ctx.core.world.creator(ctx.creator).mediaIndexOf(bundlePreview) < 0)
+    throw notFound('media');
+  const checked = models.map((raw) => offerMediaOf(ctx, bodyObject(raw), 'accountMediaModels'));
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const accountMedia = checked.map(({ mediaIndex, previewId }) =>
+    conversations.createOffer(mediaIndex, previewId, permissions, ctx.now),
+  );
+  const bundle = conversations.createBundle(accountMedia, bundlePreview || null, permissions, ctx.now);
+  return { accountMediaBundles: [bundle], accountMedia };
 }
 
 /** GUESS endpoint (docs/upstream-decisions.md): react to a message in one of the creator's chats. */
@@ -143,6 +334,16 @@ export const chatRoutes: ApiRoute[] = [
   { method: 'GET', path: '/messaging/groups', auth: 'session', handler: messagingGroups },
   { method: 'GET', path: '/message/unread', auth: 'session', handler: unreadMessages },
   { method: 'GET', path: '/message', auth: 'session', handler: chatMessages },
+  { method: 'POST', path: '/message', auth: 'session', write: true, handler: sendMessage },
+  { method: 'POST', path: '/message/delete', auth: 'session', write: true, handler: deleteMessage },
+  { method: 'POST', path: '/account/media', auth: 'session', write: true, handler: createAccountMedia },
+  {
+    method: 'POST',
+    path: '/account/media/bundle',
+    auth: 'session',
+    write: true,
+    handler: createAccountMediaBundle,
+  },
   { method: 'POST', path: '/message/like', auth: 'session', write: true, handler: likeMessage },
   { method: 'GET', path: '/message/broadcast/scheduled', auth: 'session', handler: scheduledBroadcasts },
 ];

@@ -47,6 +47,28 @@ interface OfferShape {
   price: number;
 }
 
+/** The `media` of an account-media offer: the vault media's file and its variants. */
+export function offerMedia(w: CreatorWorld, mediaIndex: number): AccountMedia['media'] {
+  const info = w.mediaInfo(mediaIndex);
+  return {
+    id: info.id,
+    type: info.type,
+    mimetype: info.type === MEDIA_VIDEO ? 'video/mp4' : 'image/jpeg',
+    filename: `${info.id}.${info.type === MEDIA_VIDEO ? 'mp4' : 'jpeg'}`,
+    width: info.width,
+    height: info.height,
+    locations: w.mediaLocations(info),
+    variants: w.mediaVariants(info).map((v) => ({
+      id: v.id,
+      type: v.type,
+      mimetype: v.mimetype,
+      width: v.width,
+      height: v.height,
+      locations: v.locations,
+    })),
+  };
+}
+
 /**
  * Chats (message groups) of one creator, all virtual. Message slot k = (position + start[g]) * G + g
  * gives every message of every chat a distinct place on one timeline, so the newest-first order
@@ -230,23 +252,7 @@ export class ChatIndex {
         purchaseCount: shape.purchased ? 1 : 0,
         totalAmount: shape.purchased ? itemPrice : 0,
       },
-      media: {
-        id: info.id,
-        type: info.type,
-        mimetype: info.type === MEDIA_VIDEO ? 'video/mp4' : 'image/jpeg',
-        filename: `${info.id}.${info.type === MEDIA_VIDEO ? 'mp4' : 'jpeg'}`,
-        width: info.width,
-        height: info.height,
-        locations: w.mediaLocations(info),
-        variants: w.mediaVariants(info).map((v) => ({
-          id: v.id,
-          type: v.type,
-          mimetype: v.mimetype,
-          width: v.width,
-          height: v.height,
-          locations: v.locations,
-        })),
-      },
+      media: offerMedia(w, ref.mediaIndex),
     };
     let bundle: AccountMediaBundle | null = null;
     if (bundleId) {
@@ -326,15 +332,19 @@ export class ChatIndex {
     return {
       id,
       type: 1,
+      dataVersion: 1,
       groupId: this.groupId(group),
       senderId: incoming ? fanId : w.accountId,
       content: incoming
         ? w.rand.pick(MESSAGE_LINES, Kind.message, slot, 4)
         : w.rand.pick(CREATOR_LINES, Kind.message, slot, 4),
+      correlationId: '0',
       createdAt: Math.floor(ms / 1000),
       deletedAt: null,
       inReplyTo: null,
+      inReplyToRoot: null,
       attachments: this.messageAttachments(group, position),
+      embeds: [],
       interactions: [
         {
           userId: incoming ? w.accountId : fanId,
@@ -345,6 +355,7 @@ export class ChatIndex {
         },
       ],
       likes: reaction ? [reaction] : [],
+      totalTipAmount: 0,
     };
   }
 
@@ -415,6 +426,7 @@ export class ChatIndex {
     const subscription = w.subscriptionOfFan(fan);
     const unread = this.unreadCount(group);
     return {
+      account_id: w.accountId,
       groupId: this.groupId(group),
       partnerAccountId: w.fanId(fan),
       partnerUsername: w.fanUsername(fan),

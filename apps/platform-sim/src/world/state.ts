@@ -1,8 +1,11 @@
 import { compareIds, encodeId, Kind, type RuntimeIds } from '../ids';
 import { CREATOR_LINES, coprimeStride, modularInverse } from '../rand';
 import type {
+  AccountMedia,
+  AccountMediaBundle,
   ChatList,
   ListMember,
+  Message,
   PayoutMethod,
   Post,
   Reaction,
@@ -83,6 +86,15 @@ export class CreatorState {
   readonly posts = new Map<string, Post>();
   /** The creator's reaction per message id. */
   readonly reactions = new Map<string, Reaction>();
+  /** Messages sent through POST /message, per chat (group index), oldest first. */
+  readonly sentMessages = new Map<number, Message[]>();
+  /** Every sent message by id (a deleted one keeps its deletedAt). */
+  readonly sentById = new Map<string, Message>();
+  /** Seeded messages deleted through POST /message/delete: id → deletedAt (Unix seconds). */
+  readonly deletedMessages = new Map<string, number>();
+  /** Media offers made through POST /account/media and /account/media/bundle, by id. */
+  readonly offers = new Map<string, AccountMedia>();
+  readonly offerBundles = new Map<string, AccountMediaBundle>();
   private nextInternalId = 1;
 
   constructor(

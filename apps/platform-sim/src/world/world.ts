@@ -1,6 +1,7 @@
 import { decodeId, Kind, RuntimeIds } from '../ids';
 import type { PlatformProfile } from '../records';
 import { ChatIndex } from './chats';
+import { Conversations } from './conversations';
 import { CreatorWorld } from './creator';
 import { CreatorDirectory, type CreatorIdentity } from './directory';
 import { creatorProfile, fanProfile, GlobalProfiles } from './profiles';
@@ -74,6 +75,11 @@ export class World {
     const entry = this.entry(creator);
     entry.state ??= new CreatorState(entry.world, this.ids);
     return entry.state;
+  }
+
+  /** The creator's chats with what was written since laid over them (sent, deleted, offers). */
+  conversations(creator: number): Conversations {
+    return new Conversations(this.chats(creator), this.state(creator), this.ids);
   }
 
   /** Drops every change: the next use rebuilds each creator's state from the seed. */

@@ -2,6 +2,7 @@ import { GatewayError, Upstream } from '@cg/contract';
 import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
 import { coerce, type Raw } from '../common/coerce';
+import { dollarsToMills } from '../common/money';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample, NonBlank, UnixMs } from '../common/schemas';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
@@ -146,7 +147,6 @@ export const REPLY_RULES = {
   mediaPurchases: { type: 0, flags: 16 },
 } as const;
 
-const dollarsToMills = (dollars: number): number => Math.round(dollars * 1000);
 /** Dollar inputs become whole cents on the platform; a fraction of a cent is the caller's typo. */
 const wholeCents = (dollars: number): boolean => Math.abs(dollars * 100 - Math.round(dollars * 100)) < 1e-6;
 

@@ -1,0 +1,89 @@
+import { Upstream } from '@cg/contract';
+import { Type } from 'typebox';
+import { AccountMedia } from '../chat-media-stats/operation';
+import { coerce } from '../common/coerce';
+import { idCursor, splitPage } from '../common/id-cursor';
+import { Message } from '../common/message';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId } from '../common/schemas';
+import { defineOperation, upstreamData } from '../define';
+
+const { obj, arr, str } = coerce;
+
+export const CHAT_MESSAGES_DEFAULT_LIMIT = 10;
+export const CHAT_MESSAGES_MAX_LIMIT = 10;
+
+const CURSOR_RULE = 'must be a cursor this endpoint answered (the id of the oldest message read)';
+
+const ChatMessagesResponse = Type.Object({
+  messages: Type.Array(Message.schema),
+  accountMedia: Type.Array(AccountMedia.schema, { description: 'the offers attached on this page' }),
+  accountMediaBundles: Type.Array(Type.Unknown()),
+  tips: Type.Array(Type.Unknown()),
+  cursor: Nullable(Type.String({ description: 'next (older) page; null at the oldest message' })),
+});
+
+export const chatMessages = defineOperation({
+  name: 'chat-messages',
+  method: 'GET',
+  path: '/:accountId/chats/:chatId/messages',
+  summary: 'Read one page of a chat, newest message first',
+  tags: ['chats'],
+  session: 'path',
+  write: false,
+  successStatus: 200,
+  notFoundMessage: 'the chat does not exist on this account',
+  schemas: {
+    params: Type.Object({
+      ...AccountParams.properties,
+      chatId: PlatformId('the chat’s groupId'),
+    }),
+    querystring: Type.Object({
+      cursor: Type.Optional(Type.String({ description: 'response.cursor of the previous page' })),
+      limit: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: CHAT_MESSAGES_MAX_LIMIT,
+          default: CHAT_MESSAGES_DEFAULT_LIMIT,
+          description: `1 to ${CHAT_MESSAGES_MAX_LIMIT}; default ${CHAT_MESSAGES_DEFAULT_LIMIT}`,
+        }),
+      ),
+    }),
+    data: Upstream(ChatMessagesResponse),
+  },
+  example: {
+    params: { accountId: EXAMPLE_ACCOUNT_ID, chatId: '788291264641499403' },
+    query: { limit: 10 },
+  },
+  check: ({ query }) => idCursor.check(query.cursor, CURSOR_RULE),
+  run: async ({ params, query }, { call }) => {
+    const limit = query.limit ?? CHAT_MESSAGES_DEFAULT_LIMIT;
+    const fetched = obj(
+      await call('chatMessages', {
+        query: {
+          groupId: params.chatId,
+          // `before` is the oldest message already read: strictly older ones, newest first.
+          before: idCursor.toUpstream(query.cursor),
+          // One more than asked: it only tells whether an older page exists.
+          limit: limit + 1,
+        },
+      }),
+    );
+    const page = splitPage(arr(fetched.messages), limit, (message) => str(message.id));
+    const messages = page.items.map(Message.from);
+    // The sibling arrays describe what was fetched, the look-ahead message included: keep the
+    // offers and bundles the page's messages carry.
+    const attached = new Set(messages.flatMap((m) => m.attachments.map((a) => a.contentId)));
+    const accountMediaBundles = arr(fetched.accountMediaBundles).filter((bundle) =>
+      attached.has(str(bundle.id)),
+    );
+    // A bundle's offers are listed by their own ids, under the bundle's accountMediaIds.
+    for (const bundle of accountMediaBundles)
+      if (Array.isArray(bundle.accountMediaIds))
+        for (const id of bundle.accountMediaIds) attached.add(str(id));
+    const accountMedia = arr(fetched.accountMedia)
+      .filter((media) => attached.has(str(media.id)))
+      .map(AccountMedia.from);
+    const tips = arr(fetched.tips);
+    return upstreamData({ messages, accountMedia, accountMediaBundles, tips, cursor: page.next ?? null });
+  },
+});

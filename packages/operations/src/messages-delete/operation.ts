@@ -1,0 +1,40 @@
+import { GatewayError, Upstream } from '@cg/contract';
+import { Type } from 'typebox';
+import { Message } from '../common/message';
+import { isRefusal } from '../common/platform-refusal';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
+import { defineOperation, upstreamData } from '../define';
+
+export const messagesDelete = defineOperation({
+  name: 'messages-delete',
+  method: 'DELETE',
+  path: '/:accountId/messages/:messageId',
+  summary: 'Delete a message the creator sent',
+  tags: ['chats'],
+  session: 'path',
+  write: true,
+  successStatus: 200,
+  // A repeat after an ambiguous failure answers this too: the first delete took effect.
+  notFoundMessage: 'unknown or already deleted message',
+  schemas: {
+    params: Type.Object({
+      ...AccountParams.properties,
+      messageId: PlatformId('id of the message'),
+    }),
+    data: Upstream(Message.schema),
+  },
+  example: { params: { accountId: EXAMPLE_ACCOUNT_ID, messageId: '820980754317050124' } },
+  run: async ({ params }, { call }) => {
+    try {
+      const deleted = await call('messageDelete', { body: { messageId: params.messageId } });
+      return upstreamData(Message.from(deleted));
+    } catch (error) {
+      if (isRefusal(error))
+        throw new GatewayError(
+          'CONFLICT',
+          'the message was written by the fan: only the creator’s own messages can be deleted',
+        );
+      throw error;
+    }
+  },
+});
