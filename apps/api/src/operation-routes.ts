@@ -2,7 +2,7 @@ import { AcceptedSchema, EnvelopeSchema, ErrorBodySchema, GatewayError } from '@
 import { allOperations, type OperationDef, type OperationSchemas } from '@cg/operations';
 import type { JobPayload } from '@cg/queue';
 import { newId, sha256 } from '@cg/store';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Value } from 'typebox/value';
 import { sendResult } from './answers';
 import type { ApiContext } from './context';
@@ -11,6 +11,7 @@ import { parsePrefer, waitBudgetMs } from './prefer';
 import type { TtlCache } from './ttl-cache';
 
 type RequestParts = { params?: unknown; query?: unknown; body?: unknown };
+type Operation = OperationDef<OperationSchemas>;
 
 /** A service account and its lane (its platform account's: `JobPayload.lane`). */
 interface LanedAccount {
@@ -34,92 +35,127 @@ export function registerOperationRoutes(
   connected: ConnectedAccounts,
 ): void {
   for (const op of allOperations) {
-    if (op.method === 'GET') {
-      // Fastify would answer HEAD by running the GET: a platform call (media stats: the account's
-      // one-minute gap) for an answer without a body. HEAD is not allowed on operations.
-      app.route({
-        method: 'HEAD',
-        url: op.path,
-        schema: { hide: true },
-        // Not a method the path takes (`Allow` of a 405 elsewhere leaves it out).
-        config: { refuses: true },
-        handler: async (_request, reply) => reply.code(405).header('allow', 'GET').send(),
-      });
-    }
+    if (op.method === 'GET') refuseHead(app, op);
     app.route({
       method: op.method,
       url: op.path,
       exposeHeadRoute: false,
-      schema: {
-        operationId: op.name,
-        summary: op.summary,
-        tags: op.tags,
-        security: [{ apiKey: [] }],
-        ...(op.schemas.params ? { params: op.schemas.params } : {}),
-        ...(op.schemas.querystring ? { querystring: op.schemas.querystring } : {}),
-        ...(op.schemas.body ? { body: op.schemas.body } : {}),
-        ...(takesIdempotencyKey(op) ? { headers: WriteHeadersSchema } : {}),
-        response: {
-          [op.successStatus]: EnvelopeSchema(op.schemas.data),
-          202: AcceptedSchema,
-          '4xx': ErrorBodySchema,
-          '5xx': ErrorBodySchema,
-        },
-      },
-      handler: async (request, reply) => {
-        // Fields and query parameters the operation does not know (all of them, where it takes no
-        // body or no query) are dropped before the input is queued: job data holds only what the
-        // operation reads, however large a body the caller sent (up to the body limit), and a
-        // repeated write is the same request whatever else came with it (`Idempotency-Key`).
-        const input: RequestParts = {
-          params: request.params,
-          ...(op.schemas.querystring ? { query: Value.Clean(op.schemas.querystring, request.query) } : {}),
-          ...(op.schemas.body && request.body !== undefined
-            ? { body: Value.Clean(op.schemas.body, request.body) }
-            : {}),
-        };
-        const reason = op.check?.(input as never);
-        if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
-        if (op.country) await checkEgress(context, op.country(input as never));
-        const account = await resolveAccount(op, request, input, context, connected);
-        const payloadFor = (jobId: string | undefined): JobPayload => ({
-          op: op.name,
-          tenantId: request.tenantId,
-          ...(account ?? (op.lane ? { lane: op.lane(input as never, request.tenantId) } : {})),
-          // Sealed with the job id as context: the blob opens only for this job.
-          ...(op.sealInput && jobId !== undefined
-            ? { input: {}, sealed: context.keyring.sealJson(input, jobId) }
-            : { input }),
-          at: Date.now(),
-          ...(op.write ? { write: true } : {}),
-          ...(op.gapped ? { gapped: true } : {}),
-          // Shared within one service account only: the lane (and so the dedupe key's scope) may be
-          // shared by other tenants' accounts.
-          ...(op.dedupe
-            ? { dedupe: sha256(`${op.name}\n${account?.accountId ?? ''}\n${op.dedupe(input as never)}`) }
-            : {}),
-        });
-        const wait = waitBudgetMs(parsePrefer(request.headers.prefer), context.config.SYNC_WAIT_MS);
-        // Writes only: a read is as good repeated as replayed.
-        const idempotencyKey = takesIdempotencyKey(op)
-          ? (request.headers[IDEMPOTENCY_HEADER] as string | undefined)
-          : undefined;
-        if (idempotencyKey !== undefined)
-          return submitOnce(context, request, reply, {
-            key: idempotencyKey,
-            request: { op: op.name, accountId: account?.accountId, input },
-            waitMs: wait,
-            payloadFor,
-          });
-        // Sealed input names its job (the cipher's context), so its id is chosen here; others get
-        // theirs from the queue (a read may travel in a batch: `<batch>-<n>`).
-        const jobId = op.sealInput ? newId('job') : undefined;
-        const payload = payloadFor(jobId);
-        const answered = await context.queue.submit(payload, wait, jobId);
-        return sendResult(reply, request, answered.jobId, answered.result, context);
-      },
+      schema: routeSchema(op),
+      handler: (request, reply) => runOperation(op, request, reply, context, connected),
     });
   }
+}
+
+/**
+ * Fastify would answer HEAD by running the GET: a platform call (media stats: the account's
+ * one-minute gap) for an answer without a body. HEAD is not allowed on operations.
+ */
+function refuseHead(app: FastifyInstance, op: Operation): void {
+  app.route({
+    method: 'HEAD',
+    url: op.path,
+    schema: { hide: true },
+    // Not a method the path takes (`Allow` of a 405 elsewhere leaves it out).
+    config: { refuses: true },
+    handler: async (_request, reply) => reply.code(405).header('allow', 'GET').send(),
+  });
+}
+
+/** The route's validation and OpenAPI schema, from the operation's definition. */
+function routeSchema(op: Operation) {
+  return {
+    operationId: op.name,
+    summary: op.summary,
+    tags: op.tags,
+    security: [{ apiKey: [] }],
+    ...(op.schemas.params ? { params: op.schemas.params } : {}),
+    ...(op.schemas.querystring ? { querystring: op.schemas.querystring } : {}),
+    ...(op.schemas.body ? { body: op.schemas.body } : {}),
+    ...(takesIdempotencyKey(op) ? { headers: WriteHeadersSchema } : {}),
+    response: {
+      [op.successStatus]: EnvelopeSchema(op.schemas.data),
+      202: AcceptedSchema,
+      '4xx': ErrorBodySchema,
+      '5xx': ErrorBodySchema,
+    },
+  };
+}
+
+/**
+ * Fields and query parameters the operation does not know (all of them, where it takes no body or
+ * no query) are dropped before the input is queued: job data holds only what the operation reads,
+ * however large a body the caller sent (up to the body limit), and a repeated write is the same
+ * request whatever else came with it (`Idempotency-Key`).
+ */
+function inputOf(op: Operation, request: FastifyRequest): RequestParts {
+  return {
+    params: request.params,
+    ...(op.schemas.querystring ? { query: Value.Clean(op.schemas.querystring, request.query) } : {}),
+    ...(op.schemas.body && request.body !== undefined
+      ? { body: Value.Clean(op.schemas.body, request.body) }
+      : {}),
+  };
+}
+
+/** One request of an operation: checked, queued (once, with an Idempotency-Key), answered. */
+async function runOperation(
+  op: Operation,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: ApiContext,
+  connected: ConnectedAccounts,
+) {
+  const input = inputOf(op, request);
+  const reason = op.check?.(input as never);
+  if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
+  if (op.country) await checkEgress(context, op.country(input as never));
+  const account = await resolveAccount(op, request, input, context, connected);
+  const payloadFor = (jobId: string | undefined) => payloadOf(op, request, input, account, context, jobId);
+  const wait = waitBudgetMs(parsePrefer(request.headers.prefer), context.config.SYNC_WAIT_MS);
+  // Writes only: a read is as good repeated as replayed.
+  const idempotencyKey = takesIdempotencyKey(op)
+    ? (request.headers[IDEMPOTENCY_HEADER] as string | undefined)
+    : undefined;
+  if (idempotencyKey !== undefined)
+    return submitOnce(context, request, reply, {
+      key: idempotencyKey,
+      request: { op: op.name, accountId: account?.accountId, input },
+      waitMs: wait,
+      payloadFor,
+    });
+  // Sealed input names its job (the cipher's context), so its id is chosen here; others get theirs
+  // from the queue (a read may travel in a batch: `<batch>-<n>`).
+  const jobId = op.sealInput ? newId('job') : undefined;
+  const answered = await context.queue.submit(payloadFor(jobId), wait, jobId);
+  return sendResult(reply, request, answered.jobId, answered.result, context);
+}
+
+/** What the job carries: the operation, its account's lane, its input (sealed where it must be). */
+function payloadOf(
+  op: Operation,
+  request: FastifyRequest,
+  input: RequestParts,
+  account: LanedAccount | undefined,
+  context: ApiContext,
+  jobId: string | undefined,
+): JobPayload {
+  return {
+    op: op.name,
+    tenantId: request.tenantId,
+    ...(account ?? (op.lane ? { lane: op.lane(input as never, request.tenantId) } : {})),
+    // Sealed with the job id as context: the blob opens only for this job.
+    ...(op.sealInput && jobId !== undefined
+      ? { input: {}, sealed: context.keyring.sealJson(input, jobId) }
+      : { input }),
+    at: Date.now(),
+    ...(op.write ? { write: true } : {}),
+    ...(op.gapped ? { gapped: true } : {}),
+    // Shared within one service account only: the lane (and so the dedupe key's scope) may be shared
+    // by other tenants' accounts.
+    ...(op.dedupe
+      ? { dedupe: sha256(`${op.name}\n${account?.accountId ?? ''}\n${op.dedupe(input as never)}`) }
+      : {}),
+  };
 }
 
 /**
@@ -157,7 +193,7 @@ async function checkEgress({ egress, store }: ApiContext, country: string): Prom
  * process) or lost its session meanwhile.
  */
 async function resolveAccount(
-  op: OperationDef<OperationSchemas>,
+  op: Operation,
   request: FastifyRequest,
   input: RequestParts,
   { store }: ApiContext,
