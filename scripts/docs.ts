@@ -391,6 +391,19 @@ function parseRouteTree(tree: string): string[] {
   return [...new Set(routes)].sort();
 }
 
+/**
+ * A route of the table as a pattern: routes that share a parameter's position in Fastify's tree are
+ * printed with every name they give it (`{chatId}|{fanId}`), each route keeping its own name.
+ */
+function sharedParamPattern(route: string): RegExp {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const parts = route.split(/(\{\w+\}(?:\|\{\w+\})+)/);
+  const pattern = parts
+    .map((part, i) => (i % 2 === 1 ? `(?:${part.split('|').map(literal).join('|')})` : literal(part)))
+    .join('');
+  return new RegExp(`^${pattern}$`);
+}
+
 /** What the routes the OpenAPI document hides are for; a hidden route missing here stops `pnpm run docs`. */
 const HIDDEN_ROUTES: Record<string, string> = {
   'GET /healthz':
@@ -538,7 +551,9 @@ function apiReference({ doc, routes, slug }: ApiDocument): string {
   ].join('\n\n');
 
   const documented = new Set(entries.map(heading));
-  const hidden = routes.filter((route) => !documented.has(route));
+  const hidden = routes.filter(
+    (route) => !documented.has(route) && ![...documented].some((doc) => sharedParamPattern(route).test(doc)),
+  );
   const outsideRows = new Map<string, string>();
   for (const route of hidden) {
     const key = route.startsWith('GET /docs/') ? 'GET /docs' : route;
@@ -918,9 +933,13 @@ function stackSettings(properties: Record<string, Schema>): string {
 const GUESS_NOTES: Record<string, string> = {
   twofaSessionVerify: `The step-up second factor before a payout-method deletion (\`DELETE /{accountId}/payout/delete\` with \`twofa\`). Decided: the body is \`{code, token?}\` and the answer is \`{token}\`, which the gateway then sends with the deletion as \`twofa.token\`; a wrong code is 400 code 2, and an account without a second factor is refused (403), in which case the deletion is sent without \`twofa\`. The deletion of an account that has a second factor, sent without \`twofa\`, is 400 code 4, which the gateway answers as \`TWOFA_REQUIRED\`.`,
   messageLike: `Behind \`POST /{accountId}/messages/like\`. Decided: the body is \`{messageId, type}\` (type 1 is a standard like) and the answer is the reaction \`{id, accountId, messageId, type, groupId}\`. A message that is not in one of the creator's chats is 404.`,
+  messageUnlike: `Behind \`POST /{accountId}/messages/unlike\`. Not found in any public source; by analogy with post likes (\`POST /likes/remove\`). Decided: \`POST /message/like/remove\` with \`{messageId, type}\`, answered by the removed reaction \`{id, accountId, messageId, type, groupId}\`. A message that is not in one of the creator's chats, or that has no reaction of that type, is 404.`,
   messagingGroups: `Behind \`GET /{accountId}/chats\`. The route and its parameters are seen; the values of the contract's filter and sort are inferred. Decided: \`filter\` all → \`flags=0\`, followers → 2, subscribers → 4 (the broadcast audience bits), vips → 1 (no public bit; this gateway's choice); \`sort\` newest → \`sortOrder=1\`, oldest → 2, unread → 3. A row's \`flags\` carries the same bits for the fan's relation (32 = unread). One table each side: \`CHAT_FILTER_FLAGS\`/\`CHAT_SORT_ORDER\` in packages/operations/src/chats-list/operation.ts and \`GROUP_FILTER_FLAGS\`/\`GROUP_SORT\` in apps/platform-sim/src/world/conversations.ts.`,
   accountMediaCreate: `The media offer of \`POST /{accountId}/chats/{chatId}/messages\` with one media (the message then attaches it as \`contentType\` 1). The route and the array body are seen; how the contract's media permissions become rules is inferred. Decided: \`permissions.permissionFlags\` holds one \`{type: 0, flags, price, metadata, validAfter?, validBefore?}\` per rule, ORed; a rule's conditions combine in \`flags\`: ppv 1 (with \`price\` in mills, round(dollars × 1000), and metadata \`{"1": "{\\"price\\":…}"}\`), follow 2, subscription 4 (metadata \`subscriptionTierId\` when given), list 128 (metadata \`listId\`, \`label\`), limited_time no bit, only the window. No rule: free. Offer-level \`permissionFlags\` and \`price\` are 0, and only the creator is whitelisted. The bits live in \`PERMISSION_BITS\` (packages/operations/src/common/media-permissions.ts) and \`OFFER_PERMISSION_BITS\` (apps/platform-sim/src/world/conversations.ts).`,
   accountMediaBundleCreate: `The media offer of a message with several media (attached as \`contentType\` 2, its id the bundle's). Body \`{previewId: null, permissionFlags: 0, price: 0, accountMediaModels: [{mediaId, previewId, permissionFlags: 0, price: 0, whitelist}], whitelist, permissions, tags: []}\`, answered \`{accountMediaBundles: [{id, …}], accountMedia}\`; the rules as for \`accountMediaCreate\`.`,
+  groupUserSettings: `Behind \`POST /{accountId}/chats/{chatId}/hide\` and \`POST /{accountId}/chats/{chatId}/readreceipts\`. The route and its body keys \`{groupId, userSettings}\` are seen; \`hidden\` is inferred, the read-receipt field is not found anywhere. Decided: the body carries only the settings to change (\`{hidden: true}\`, \`{readReceiptsEnabled: true|false}\`), merged into the chat's current settings, and the answer is \`{groupId, userSettings: {customName, hidden, readReceiptsEnabled}}\`. A hidden chat leaves \`/messaging/groups\`; an unknown chat is 404.`,
+  accountIgnore: `Behind \`POST /{accountId}/chats/mute\`, \`/chats/unmute\` and \`/chats/{fanId}/vip\`. The route and its body \`{ignoredId, ignoreFlags}\` are seen; the bits are inferred. Decided: \`ignoreFlags\` is the fan's whole bitmask, 1 mute, 2 block, 4 VIP, so the gateway reads the current flags from \`GET /ignore?noAggregation=true\` (\`{ignoring: [{ignoredId, ignoreFlags}]}\`) and writes them back with only its bit changed; the answer is \`{ignoredId, ignoreFlags}\`. A VIP fan's chat row carries the list's VIP bit (\`flags\` 1). An unknown fan is 404. One table each side: \`IGNORE_FLAGS\` in packages/operations/src/common/ignore.ts and apps/platform-sim/src/world/conversations.ts.`,
+  tipsByAccount: `Behind \`GET /{accountId}/chats/{fanId}/tips\`. The route appears only as a probe with \`accountIds\`; its shape is not established. Decided: \`accountIds\` names one fan, paged by \`limit\`/\`offset\`, newest first; the answer is \`{tips: [{id, senderId, receiverId, amount, messageId, createdAt}], total, totalAmount}\`, \`amount\` and \`totalAmount\` in mills, \`createdAt\` in Unix ms, \`total\` the number of tips. The gateway answers \`totalAmount\` as the contract's \`total\`. A fan who is not the creator's is 404.`,
   trackingLinkUpsert: `Behind both \`POST\` (create) and \`PUT\` (update) \`/{accountId}/tracking-links\`. Decided: one endpoint, \`POST /trackinglinks\`; a body without \`id\` (\`{label, description}\`) creates a link and answers it, a body with \`id\` (\`{id, label?, description?}\`) updates that link and answers it in full, counters included. The default link (type 1) cannot be edited: 403.`,
 };
 

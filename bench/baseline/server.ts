@@ -42,6 +42,8 @@ export async function buildBaseline(options: BaselineOptions): Promise<FastifyIn
   });
   const accounts = new Map<string, Connected>();
   const connector = new MemoryConnector(client, accounts);
+  /** Windows of claimWindow (single process: a map is enough). */
+  const windows = new Map<string, number>();
   const keyHash = sha256(options.apiKey);
 
   // Like the gateway: a pino logger at warn with no per-request lines, and answers serialised with
@@ -101,6 +103,15 @@ export async function buildBaseline(options: BaselineOptions): Promise<FastifyIn
                 return client.call(account.session, endpoint, args);
               },
               connector,
+              claimWindow: async (name, ms) => {
+                const key = `${account?.record.accountId ?? ''}:${name}`;
+                const now = Date.now();
+                if ((windows.get(key) ?? 0) > now) return null;
+                windows.set(key, now + ms);
+                return async () => {
+                  windows.delete(key);
+                };
+              },
             };
             let data: unknown;
             try {

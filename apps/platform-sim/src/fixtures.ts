@@ -10,6 +10,11 @@ import {
 /** How many message ids per chat the fixtures list (newest first). */
 const MESSAGES_PER_CHAT = 5;
 
+/** A chat's tips: how many, and their sum in mills. */
+function tipFixture(tips: { amount: number }[]): { tipCount: number; tipTotal: number } {
+  return { tipCount: tips.length, tipTotal: tips.reduce((sum, tip) => sum + tip.amount, 0) };
+}
+
 /**
  * One creator's entry of GET /_sim/fixtures: credentials and the ids a caller needs to exercise
  * every operation. It reflects the current state: deleted objects drop out, created ones appear.
@@ -50,6 +55,10 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
         fanId: creatorWorld.fanId(fan),
         fanUsername: creatorWorld.fanUsername(fan),
         vip: conversations.isVip(fan),
+        muted: conversations.isMuted(fan),
+        hidden: conversations.isHidden(group),
+        readReceiptsEnabled: conversations.userSettings(group).readReceiptsEnabled,
+        ...tipFixture(chats.tips(group)),
         follower: conversations.isFollower(fan),
         subscriber: conversations.isSubscriber(fan),
         unreadCount: chats.unreadCount(group),
@@ -59,6 +68,23 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
         offerIds: latest.flatMap((message) => message.attachments.map((a) => a.contentId)),
       };
     });
+  // Fans without a chat: those a direct chat can be opened with (they follow or subscribe), and
+  // those who refuse messages (POST /group is 403); up to 5 each. And the chats opened so far.
+  const chatless = Array.from({ length: creatorWorld.fanCount }, (_, fan) => fan).filter(
+    (fan) => conversations.groupOfFan(fan) < 0 && !state.directGroups.has(fan),
+  );
+  const newChatFanIds = chatless
+    .filter((fan) => conversations.acceptsMessages(fan))
+    .slice(0, MESSAGES_PER_CHAT)
+    .map((fan) => creatorWorld.fanId(fan));
+  const refusingFanIds = chatless
+    .filter((fan) => !conversations.acceptsMessages(fan))
+    .slice(0, MESSAGES_PER_CHAT)
+    .map((fan) => creatorWorld.fanId(fan));
+  const directChats = [...state.directGroups].map(([fan, group]) => ({
+    chatId: group.id,
+    fanId: creatorWorld.fanId(fan),
+  }));
   const albums = [...state.albums.values()].filter((album) => album.deletedAt === undefined);
   const links = [...state.trackingLinks.values()];
   const mainWall = state.mainWall();
@@ -79,6 +105,9 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
     messageIds,
     unreadMessageIds,
     chats: conversationFixtures,
+    newChatFanIds,
+    refusingFanIds,
+    directChats,
     listIds: [...state.lists.keys()],
     payoutMethodIds: [...state.payoutMethods.values()]
       .filter((m) => m.status === PAYOUT_STATUS_ACTIVE)

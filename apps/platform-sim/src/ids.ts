@@ -56,6 +56,7 @@ export const Kind = {
   stepUp: 40,
   giftCode: 41,
   variantPreview: 42,
+  tip: 43,
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 

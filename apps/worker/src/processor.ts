@@ -69,6 +69,12 @@ export function createProcessor({ egress, store, keyring, reloginLockMs }: Proce
         return result as never;
       },
       connector: new AccountConnector(egress, store.accounts, tenantId, job),
+      claimWindow: async (name, ms) => {
+        if (accountId === undefined)
+          throw new GatewayError('INTERNAL', `operation ${op.name} has no account for a window`);
+        const claim = await store.pacing.claim(tenantId, accountId, name, ms);
+        return claim ? () => claim.release() : null;
+      },
     };
     let data: unknown;
     try {

@@ -8,6 +8,7 @@ export {
   chatMessages,
 } from './chat-messages/operation';
 export { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE } from './chat-messages-send/operation';
+export { chatsHide, HideAck } from './chats-hide/operation';
 export {
   CHAT_FILTER_FLAGS,
   CHAT_SORT_ORDER,
@@ -15,7 +16,12 @@ export {
   Chat,
   chatsList,
 } from './chats-list/operation';
+export { chatsMute, chatsUnmute, MuteAck } from './chats-mute/operation';
+export { chatsReadReceipts, ReadReceiptsAck } from './chats-read-receipts/operation';
+export { ChatTip, chatsTips, TIPS_DEFAULT_LIMIT } from './chats-tips/operation';
+export { chatsTyping, TYPING_WINDOW_MS, TypingAck } from './chats-typing/operation';
 export { UNREAD_PAGE_SIZE, UnreadMessageInteraction } from './chats-unread/operation';
+export { chatsVip, VipAck } from './chats-vip/operation';
 export { ConnectionSession } from './common/connect-result';
 export { ListMember, ListMemberWithSortId } from './common/list-member';
 export { PERMISSION_BITS } from './common/media-permissions';
@@ -25,6 +31,7 @@ export { CreatedTrackingLink, TrackingLink } from './common/tracking-link';
 export { DeletedVaultAlbum, VaultAlbum, VaultMedia } from './common/vault-album';
 export { EarningsTransaction } from './earnings-transactions/operation';
 export { FollowingEntry } from './following/operation';
+export { groupCreate } from './group-create/operation';
 export { List } from './lists-create/operation';
 export { LIST_PAGE_SIZE } from './lists-read/operation';
 export {
@@ -33,6 +40,7 @@ export {
   ScheduledMassMessage,
 } from './mass-messages-scheduled/operation';
 export { Reaction } from './messages-like/operation';
+export { messagesUnlike } from './messages-unlike/operation';
 export { PayoutMethod, payoutDelete } from './payout-delete/operation';
 export { ACCESS_PERMISSION_TYPES, Post, REPLY_RULES } from './posts-create/operation';
 export { Wall } from './posts-walls/operation';

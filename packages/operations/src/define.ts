@@ -61,6 +61,11 @@ export interface OperationContext {
   call<T = unknown>(endpoint: AuthEndpointName, args?: CallArgs): Promise<T>;
   /** Account linking, for /connect and /verify-2fa. */
   connector: Connector;
+  /**
+   * Opens the account's window `name` for `ms`, shared by every process (Redis `SET NX PX`): a
+   * release function when this call opened it, null while another call holds it.
+   */
+  claimWindow(name: string, ms: number): Promise<(() => Promise<void>) | null>;
 }
 
 export interface ConnectRequest {

@@ -2,12 +2,19 @@ import { accountsByIds } from './accounts-by-ids/operation';
 import { chatMediaStats } from './chat-media-stats/operation';
 import { chatMessages } from './chat-messages/operation';
 import { chatMessagesSend } from './chat-messages-send/operation';
+import { chatsHide } from './chats-hide/operation';
 import { chatsList } from './chats-list/operation';
+import { chatsMute, chatsUnmute } from './chats-mute/operation';
+import { chatsReadReceipts } from './chats-read-receipts/operation';
+import { chatsTips } from './chats-tips/operation';
+import { chatsTyping } from './chats-typing/operation';
 import { chatsUnread } from './chats-unread/operation';
+import { chatsVip } from './chats-vip/operation';
 import { connect } from './connect/operation';
 import type { OperationDef, OperationSchemas } from './define';
 import { earningsTransactions } from './earnings-transactions/operation';
 import { following } from './following/operation';
+import { groupCreate } from './group-create/operation';
 import { listsAddUser } from './lists-add-user/operation';
 import { listsCreate } from './lists-create/operation';
 import { listsRead } from './lists-read/operation';
@@ -15,6 +22,7 @@ import { massMessagesScheduled } from './mass-messages-scheduled/operation';
 import { me } from './me/operation';
 import { messagesDelete } from './messages-delete/operation';
 import { messagesLike } from './messages-like/operation';
+import { messagesUnlike } from './messages-unlike/operation';
 import { payoutDelete } from './payout-delete/operation';
 import { postsCreate } from './posts-create/operation';
 import { postsWalls } from './posts-walls/operation';
@@ -40,10 +48,19 @@ export const operations = [
   chatMediaStats,
   chatsUnread,
   messagesLike,
+  messagesUnlike,
   chatsList,
   chatMessages,
   chatMessagesSend,
   messagesDelete,
+  chatsHide,
+  chatsMute,
+  chatsUnmute,
+  chatsVip,
+  chatsReadReceipts,
+  chatsTyping,
+  chatsTips,
+  groupCreate,
   payoutDelete,
   vaultAlbums,
   vaultAlbumDelete,

@@ -94,6 +94,45 @@ export const endpoints = {
     guess: 'not in public code; body {messageId, type}, response the reaction: upstream-decisions.md',
     response: 'object',
   },
+  messageUnlike: {
+    method: 'POST',
+    path: '/message/like/remove',
+    auth: true,
+    write: true,
+    guess:
+      'not found anywhere; by analogy with /likes/remove: body {messageId, type}, response the removed reaction: upstream-decisions.md',
+    response: 'object',
+  },
+  groupUserSettings: {
+    method: 'POST',
+    path: '/groups/users/settings',
+    auth: true,
+    write: true,
+    guess:
+      'route and body keys {groupId, userSettings} seen; hidden inferred, readReceiptsEnabled not found: upstream-decisions.md, chat actions',
+    response: 'object',
+  },
+  ignoreList: { method: 'GET', path: '/ignore', auth: true, write: false, response: 'object' },
+  accountIgnore: {
+    method: 'POST',
+    path: '/account/ignore',
+    auth: true,
+    write: true,
+    guess:
+      'route and body {ignoredId, ignoreFlags} seen; bits 1 mute, 4 VIP inferred: upstream-decisions.md, chat actions',
+    response: 'object',
+  },
+  tipsByAccount: {
+    method: 'GET',
+    path: '/tips/account',
+    auth: true,
+    write: false,
+    guess:
+      'route seen as a probe (accountIds), shape not established: query and {tips, total, totalAmount} decided in upstream-decisions.md, chat tips',
+    response: 'object',
+  },
+  groupCreate: { method: 'POST', path: '/group', auth: true, write: true, response: 'object' },
+  messageTyping: { method: 'POST', path: '/message/typing', auth: true, write: true, response: 'object' },
   postCreate: { method: 'POST', path: '/post', auth: true, write: true, response: 'object' },
   subscribers: { method: 'GET', path: '/subscribers', auth: true, write: false, response: 'object' },
   following: {

@@ -20,6 +20,12 @@ export function storeKeys(prefix: string) {
     accountJobs: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}:jobs`,
     /** Held by the process renewing the account's platform session (`lockRelogin`). */
     accountRelogin: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}:relogin`,
+    /**
+     * A short window of one account's action (`PacingStore.claim`): held while it lasts, e.g.
+     * `typing:<chatId>` for the typing indicator's 3 s bound.
+     */
+    accountWindow: (tenantId: string, accountId: string, name: string) =>
+      `${tenant(tenantId)}:acct:${accountId}:window:${name}`,
     tenantAccounts: (tenantId: string) => `${tenant(tenantId)}:accts`,
     tenantByPlatformId: (tenantId: string) => `${tenant(tenantId)}:byplatform`,
     pendingTwofa: (tenantId: string, tokenHash: string) => `${tenant(tenantId)}:tfa:${tokenHash}`,

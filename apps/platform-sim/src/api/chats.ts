@@ -12,16 +12,11 @@ import {
   requiredBodyId,
   requiredQueryString,
 } from '../params';
-import type {
-  AccountMedia,
-  AccountMediaBundle,
-  ChatGroup,
-  OfferPermissions,
-  PlatformProfile,
-} from '../records';
+import type { AccountMedia, AccountMediaBundle, OfferPermissions, PlatformProfile } from '../records';
 import { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE, LOCATION_TYPE_DIRECT_MESSAGE } from '../world/chats';
-import { Conversations, GROUP_SORT, OFFER_PERMISSION_BITS } from '../world/conversations';
+import { Conversations, GROUP_SORT, KNOWN_IGNORE_FLAGS, OFFER_PERMISSION_BITS } from '../world/conversations';
 import { fanProfile } from '../world/profiles';
+import type { DirectGroup } from '../world/state';
 import type { ApiContext, ApiRoute } from './types';
 
 const REACTION_TYPES = { min: 1, max: 7 } as const;
@@ -82,21 +77,44 @@ function messagingGroups(ctx: ApiContext): unknown {
   const chats = conversations.chats;
   const creatorWorld = world.creator(ctx.creator);
   const reactions = world.state(ctx.creator).reactions;
-  const order = conversations.order({
+  const query = {
     flags,
     sortOrder,
     search: queryString(ctx.query, 'search'),
     subscriptionTierId: queryString(ctx.query, 'subscriptionTierId'),
-  });
+  };
+  // A hidden chat leaves the list (its messages are kept and it is still readable by id).
+  const seeded = conversations.order(query).filter((group) => !conversations.isHidden(group));
+  // Chats opened through POST /group have the newest activity (unread first sorts them as read).
+  const direct = conversations.directOrder(query);
+  type Entry = { seeded: number } | { fan: number; group: DirectGroup };
+  const seededEntries: Entry[] = seeded.map((group) => ({ seeded: group }));
+  const directEntries: Entry[] = direct.map(([fan, group]) => ({ fan, group }));
+  const entries =
+    sortOrder === GROUP_SORT.oldest
+      ? [...seededEntries, ...directEntries.reverse()]
+      : sortOrder === GROUP_SORT.unread
+        ? [
+            ...seededEntries.filter((e) => 'seeded' in e && chats.unreadCount(e.seeded) > 0),
+            ...directEntries,
+            ...seededEntries.filter((e) => 'seeded' in e && chats.unreadCount(e.seeded) === 0),
+          ]
+        : [...directEntries, ...seededEntries];
   const data: unknown[] = [];
-  const groups: ChatGroup[] = [];
+  const groups: unknown[] = [];
   const accounts: PlatformProfile[] = [];
-  for (const group of order.slice(offset, offset + limit)) {
-    data.push(conversations.summary(group));
-    groups.push(chats.group(group, reactions));
-    accounts.push(fanProfile(creatorWorld, chats.partnerFan(group)));
+  for (const entry of entries.slice(offset, offset + limit)) {
+    if ('seeded' in entry) {
+      data.push(conversations.summary(entry.seeded));
+      groups.push(chats.group(entry.seeded, reactions));
+      accounts.push(fanProfile(creatorWorld, chats.partnerFan(entry.seeded)));
+    } else {
+      data.push(conversations.directSummary(entry.fan, entry.group));
+      groups.push(entry.group);
+      accounts.push(fanProfile(creatorWorld, entry.fan));
+    }
   }
-  return { data, total: order.length, aggregationData: { groups, accounts } };
+  return { data, total: entries.length, aggregationData: { groups, accounts } };
 }
 
 /** Unread message interactions across all chats, newest first; `before` is a message id. */
@@ -132,9 +150,24 @@ function chatMessages(ctx: ApiContext): unknown {
   const limit = queryLimit(ctx.query);
   const conversations = ctx.core.world.conversations(ctx.creator);
   const group = conversations.chats.groupIndexOf(groupId);
-  if (group < 0) throw notFound('chat');
+  if (group < 0) {
+    // A chat opened through POST /group holds no message yet.
+    if (conversations.directById(groupId)) return emptyMessagePage();
+    throw notFound('chat');
+  }
   const messages = conversations.messages(group, before, limit);
   return { messages, ...conversations.pageMedia(messages), tips: [], tipGoals: [], accountMediaOrders: [] };
+}
+
+function emptyMessagePage(): unknown {
+  return {
+    messages: [],
+    accountMedia: [],
+    accountMediaBundles: [],
+    tips: [],
+    tipGoals: [],
+    accountMediaOrders: [],
+  };
 }
 
 const MAX_MESSAGE_CONTENT = 5000;
@@ -324,6 +357,147 @@ function likeMessage(ctx: ApiContext): unknown {
   return ctx.core.world.state(ctx.creator).like(messageId, chats.groupId(ref.group), type);
 }
 
+/**
+ * GUESS endpoint (docs/upstream-decisions.md, chat actions): the creator's settings for one chat,
+ * `{groupId, userSettings: {hidden?, readReceiptsEnabled?, customName?}}`; the fields sent are merged
+ * into the current ones. Answers `{groupId, userSettings}`. A hidden chat leaves `/messaging/groups`.
+ */
+function groupUserSettings(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  const groupId = requiredBodyId(body, 'groupId');
+  const settings = body.userSettings;
+  if (settings === null || typeof settings !== 'object' || Array.isArray(settings))
+    throw invalidField('userSettings');
+  const { hidden, readReceiptsEnabled } = settings as Record<string, unknown>;
+  if (hidden !== undefined && typeof hidden !== 'boolean') throw invalidField('userSettings');
+  if (readReceiptsEnabled !== undefined && typeof readReceiptsEnabled !== 'boolean')
+    throw invalidField('userSettings');
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const group = conversations.chats.groupIndexOf(groupId);
+  if (group < 0) throw notFound('chat');
+  const state = ctx.core.world.state(ctx.creator);
+  if (hidden === true) state.hiddenGroups.add(group);
+  if (hidden === false) state.hiddenGroups.delete(group);
+  if (readReceiptsEnabled !== undefined) state.readReceipts.set(group, readReceiptsEnabled);
+  return { groupId, userSettings: conversations.userSettings(group) };
+}
+
+/** The creator's ignore list: `{ignoring: [{ignoredId, ignoreFlags}]}`, every fan with a flag set. */
+function ignoreList(ctx: ApiContext): unknown {
+  return { ignoring: ctx.core.world.conversations(ctx.creator).ignoring() };
+}
+
+/**
+ * GUESS endpoint (docs/upstream-decisions.md, chat actions): sets a fan's ignore flags, the whole
+ * bitmask (1 mute, 2 block, 4 VIP; other bits 400 code 10). Answers `{ignoredId, ignoreFlags}`.
+ */
+function setIgnoreFlags(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  const ignoredId = requiredBodyId(body, 'ignoredId');
+  const flags = body.ignoreFlags;
+  if (
+    typeof flags !== 'number' ||
+    !Number.isInteger(flags) ||
+    flags < 0 ||
+    (flags & ~KNOWN_IGNORE_FLAGS) !== 0
+  )
+    throw invalidField('ignoreFlags');
+  const fan = ctx.core.world.creator(ctx.creator).fanIndexOf(ignoredId);
+  if (fan < 0) throw notFound('account');
+  ctx.core.world.state(ctx.creator).ignoreFlags.set(fan, flags);
+  return { ignoredId, ignoreFlags: flags };
+}
+
+/**
+ * GUESS endpoint (docs/upstream-decisions.md, chat tips): the tips one fan sent the creator in chat,
+ * newest first, `accountIds` naming that one fan; `limit`/`offset`. `{tips, total, totalAmount}`:
+ * the page, how many in all, and their sum in mills. A fan who is not the creator's: 404.
+ */
+function tipsOfAccount(ctx: ApiContext): unknown {
+  const ids = requiredQueryString(ctx.query, 'accountIds').split(',');
+  if (ids.length !== 1) throw invalidField('accountIds');
+  const limit = queryLimit(ctx.query);
+  const offset = queryOffset(ctx.query);
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const fan = ctx.core.world.creator(ctx.creator).fanIndexOf(ids[0] ?? '');
+  if (fan < 0) throw notFound('account');
+  const group = conversations.groupOfFan(fan);
+  const tips = group < 0 ? [] : conversations.chats.tips(group);
+  return {
+    tips: tips.slice(offset, offset + limit),
+    total: tips.length,
+    totalAmount: tips.reduce((sum, tip) => sum + tip.amount, 0),
+  };
+}
+
+/**
+ * Opens a direct chat (`type` 1, the only type served): `{users: [{userId, permissionFlags: 0}] (the
+ * creator and one fan), recipients: [], lastMessage: null, userSettings: null | {customName?}}` →
+ * the group. The platform's code 99 ("DM permissions denied", also for a chat that already exists)
+ * is answered as its forbidden action: 403 code 20. A fan who is not the creator's: 404.
+ */
+function createGroup(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  if ((body.type ?? 1) !== 1) throw invalidField('type');
+  const users = body.users;
+  if (!Array.isArray(users) || users.length !== 2) throw invalidField('users');
+  const creatorId = ctx.core.world.creator(ctx.creator).accountId;
+  const ids = users.map((raw) => {
+    const user = bodyObject(raw);
+    if ((user.permissionFlags ?? 0) !== 0) throw invalidField('users');
+    return requiredBodyId(user, 'userId');
+  });
+  const fanId = ids.find((id) => id !== creatorId);
+  if (!ids.includes(creatorId) || fanId === undefined || ids.filter((id) => id === fanId).length !== 1)
+    throw invalidField('users');
+  const recipients = body.recipients ?? [];
+  if (!Array.isArray(recipients) || recipients.length > 0) throw invalidField('recipients');
+  const settings = body.userSettings ?? null;
+  if (settings !== null && (typeof settings !== 'object' || Array.isArray(settings)))
+    throw invalidField('userSettings');
+  const customName = settings === null ? null : ((settings as Record<string, unknown>).customName ?? null);
+  if (customName !== null && typeof customName !== 'string') throw invalidField('userSettings');
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const fan = ctx.core.world.creator(ctx.creator).fanIndexOf(fanId);
+  if (fan < 0) throw notFound('account');
+  const exists =
+    conversations.groupOfFan(fan) >= 0 || ctx.core.world.state(ctx.creator).directGroups.has(fan);
+  if (exists || !conversations.acceptsMessages(fan)) throw notAllowed('DM permissions denied');
+  return conversations.openDirect(fan, customName, ctx.now);
+}
+
+/** Shows the typing indicator in one of the creator's chats: `{groupId}` → `{groupId}`. */
+function typing(ctx: ApiContext): unknown {
+  const groupId = requiredBodyId(bodyObject(ctx.body), 'groupId');
+  if (ctx.core.world.chats(ctx.creator).groupIndexOf(groupId) < 0) throw notFound('chat');
+  return { groupId };
+}
+
+/**
+ * GUESS endpoint (docs/upstream-decisions.md): removes the creator's reaction `{messageId, type}`
+ * from a message in one of their chats; answers the removed reaction. No reaction of that type: 404.
+ */
+function unlikeMessage(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  const messageId = requiredBodyId(body, 'messageId');
+  const type = body.type;
+  if (
+    typeof type !== 'number' ||
+    !Number.isInteger(type) ||
+    type < REACTION_TYPES.min ||
+    type > REACTION_TYPES.max
+  ) {
+    throw invalidField('type');
+  }
+  const chats = ctx.core.world.chats(ctx.creator);
+  const ref = decodeId(messageId) ? chats.locateMessage(messageId) : null;
+  const state = ctx.core.world.state(ctx.creator);
+  if (!ref && !state.sentById.has(messageId)) throw notFound('message');
+  const removed = state.unlike(messageId, type);
+  if (!removed) throw notFound('reaction');
+  return removed;
+}
+
 function scheduledBroadcasts(ctx: ApiContext): unknown {
   const state = ctx.core.world.state(ctx.creator);
   return { scheduledBroadcastMessages: state.broadcasts, groups: state.recipientGroups };
@@ -345,5 +519,18 @@ export const chatRoutes: ApiRoute[] = [
     handler: createAccountMediaBundle,
   },
   { method: 'POST', path: '/message/like', auth: 'session', write: true, handler: likeMessage },
+  { method: 'POST', path: '/message/like/remove', auth: 'session', write: true, handler: unlikeMessage },
+  {
+    method: 'POST',
+    path: '/groups/users/settings',
+    auth: 'session',
+    write: true,
+    handler: groupUserSettings,
+  },
+  { method: 'POST', path: '/group', auth: 'session', write: true, handler: createGroup },
+  { method: 'GET', path: '/ignore', auth: 'session', handler: ignoreList },
+  { method: 'POST', path: '/account/ignore', auth: 'session', write: true, handler: setIgnoreFlags },
+  { method: 'GET', path: '/tips/account', auth: 'session', handler: tipsOfAccount },
+  { method: 'POST', path: '/message/typing', auth: 'session', write: true, handler: typing },
   { method: 'GET', path: '/message/broadcast/scheduled', auth: 'session', handler: scheduledBroadcasts },
 ];

@@ -23,6 +23,21 @@ export const MEDIA_OFFER_BUNDLE = 2;
 export const ATTACHMENT_ACCOUNT_MEDIA = 1;
 export const ATTACHMENT_BUNDLE = 2;
 
+/** Seeded chat tips: their amounts in mills (1/1000 USD). */
+const TIP_AMOUNTS = [1000, 2000, 5000, 10000, 25000] as const;
+
+/** A fan's tip in chat, as `GET /tips/account` answers it (GUESS, docs/upstream-decisions.md). */
+export interface ChatTip {
+  id: string;
+  senderId: string;
+  receiverId: string;
+  /** Mills. */
+  amount: number;
+  messageId: string;
+  /** Unix ms. */
+  createdAt: number;
+}
+
 const OFFER_PRICES = [4990, 9990, 14990, 19990, 29990, 49990] as const;
 
 export interface MessageRef {
@@ -355,8 +370,36 @@ export class ChatIndex {
         },
       ],
       likes: reaction ? [reaction] : [],
-      totalTipAmount: 0,
+      totalTipAmount: this.tipAmount(group, position),
     };
+  }
+
+  /** The tip a fan's seeded message carries, in mills: 0 for most, and for the creator's. */
+  tipAmount(group: number, position: number): number {
+    if (!this.isIncoming(group, position)) return 0;
+    const slot = this.slot(group, position);
+    const r = this.world.rand;
+    return r.chance(0.12, Kind.message, slot, 20) ? r.pick(TIP_AMOUNTS, Kind.message, slot, 21) : 0;
+  }
+
+  /** The tips of one chat, newest first: one per tipped message, a second after it. */
+  tips(group: number): ChatTip[] {
+    const w = this.world;
+    const tips: ChatTip[] = [];
+    for (let position = 0; position < this.length(group); position++) {
+      const amount = this.tipAmount(group, position);
+      if (amount === 0) continue;
+      const ms = this.messageMs(group, position);
+      tips.push({
+        id: encodeId(ms + 1000, w.namespace, Kind.tip),
+        senderId: w.fanId(this.partnerFan(group)),
+        receiverId: w.accountId,
+        amount,
+        messageId: encodeId(ms, w.namespace, Kind.message),
+        createdAt: ms + 1000,
+      });
+    }
+    return tips;
   }
 
   /** Messages of one chat, newest first, strictly older than beforeMs when given. */

@@ -15,7 +15,7 @@ import {
   offerMedia,
 } from './chats';
 import { SUBSCRIPTION_ACTIVE } from './creator';
-import type { CreatorState } from './state';
+import type { CreatorState, DirectGroup } from './state';
 
 /**
  * `/messaging/groups` `flags` filter bits (GUESS, docs/upstream-decisions.md, chat list; the
@@ -33,6 +33,13 @@ export const GROUP_SORT = { newest: 1, oldest: 2, unread: 3 } as const;
  * bits of the public sources (8 tipped, 16 follow relation, 32 purchases, 64 subscription relation)
  * are accepted and stored.
  */
+/**
+ * `ignoreFlags` bits of `/account/ignore` (GUESS, docs/upstream-decisions.md, chat actions; the
+ * gateway's IGNORE_FLAGS): 1 mute, 2 block, 4 VIP.
+ */
+export const IGNORE_FLAGS = { mute: 1, block: 2, vip: 4 } as const;
+export const KNOWN_IGNORE_FLAGS = Object.values(IGNORE_FLAGS).reduce((all, bit) => all | bit, 0);
+
 export const OFFER_PERMISSION_BITS = { ppv: 1, follow: 2, subscription: 4, list: 128 } as const;
 
 export interface ChatQuery {
@@ -77,16 +84,142 @@ export class Conversations {
   }
 
   isVip(fan: number): boolean {
-    return this.world.rand.chance(0.15, Kind.fan, fan, 41);
+    return (this.ignoreFlags(fan) & IGNORE_FLAGS.vip) !== 0;
+  }
+
+  isMuted(fan: number): boolean {
+    return (this.ignoreFlags(fan) & IGNORE_FLAGS.mute) !== 0;
+  }
+
+  /** The fan's ignore flags: as written through /account/ignore, else the seeded VIP bit. */
+  ignoreFlags(fan: number): number {
+    const written = this.state.ignoreFlags.get(fan);
+    if (written !== undefined) return written;
+    return this.world.rand.chance(0.15, Kind.fan, fan, 41) ? IGNORE_FLAGS.vip : 0;
+  }
+
+  /** Every fan with an ignore flag set, as `GET /ignore` lists them. */
+  ignoring(): { ignoredId: string; ignoreFlags: number }[] {
+    const rows: { ignoredId: string; ignoreFlags: number }[] = [];
+    for (let fan = 0; fan < this.world.fanCount; fan++) {
+      const ignoreFlags = this.ignoreFlags(fan);
+      if (ignoreFlags !== 0) rows.push({ ignoredId: this.world.fanId(fan), ignoreFlags });
+    }
+    return rows;
+  }
+
+  /** The chat with a fan, or -1 when they have none. */
+  groupOfFan(fan: number): number {
+    for (let group = 0; group < this.chats.groupCount; group++) {
+      if (this.chats.partnerFan(group) === fan) return group;
+    }
+    return -1;
+  }
+
+  /**
+   * Opens a direct chat with a fan who has none (POST /group). Whether the fan may be messaged is
+   * the caller's check (`acceptsMessages`).
+   */
+  openDirect(fan: number, customName: string | null, now: number): DirectGroup {
+    const id = this.ids.next(Kind.group);
+    const creatorId = this.world.accountId;
+    const user = (userId: string) => ({
+      groupId: id,
+      userId,
+      type: 1,
+      permissionFlags: 0,
+      userSettings: { customName: userId === creatorId ? customName : null, hidden: false },
+    });
+    const group: DirectGroup = {
+      id,
+      type: 1,
+      groupFlags: 0,
+      groupFlagsMetadata: '{}',
+      createdBy: creatorId,
+      createdAt: now,
+      users: [user(creatorId), user(this.world.fanId(fan))],
+      permissionFlags: [],
+      recipients: [],
+    };
+    this.state.directGroups.set(fan, group);
+    return group;
+  }
+
+  /** A direct chat opened through POST /group, by its id. */
+  directById(groupId: string): DirectGroup | undefined {
+    for (const group of this.state.directGroups.values()) if (group.id === groupId) return group;
+    return undefined;
+  }
+
+  /** A fan may be messaged when they follow or subscribe (else the platform refuses, code 99). */
+  acceptsMessages(fan: number): boolean {
+    return this.isFollower(fan) || this.isSubscriber(fan);
+  }
+
+  /** The chat-list row of a direct chat opened through POST /group: no message yet. */
+  directSummary(fan: number, group: DirectGroup): ChatGroupSummary {
+    const index = this.world.subscriptionOfFan(fan);
+    return {
+      account_id: this.world.accountId,
+      groupId: group.id,
+      partnerAccountId: this.world.fanId(fan),
+      partnerUsername: this.world.fanUsername(fan),
+      flags: this.relationBits(fan),
+      unreadCount: 0,
+      lastMessageId: '',
+      lastUnreadMessageId: null,
+      subscriptionTierId: index >= 0 ? this.world.subscription(index).subscriptionTierId : null,
+    };
+  }
+
+  /** The opened direct chats a query selects (newest first: they have the latest activity). */
+  directOrder(query: ChatQuery): [number, DirectGroup][] {
+    const needle = query.search?.toLowerCase();
+    return [...this.state.directGroups]
+      .filter(([fan]) => {
+        if ((this.relationBits(fan) & query.flags) !== query.flags) return false;
+        if (
+          needle !== undefined &&
+          !this.world.fanUsername(fan).toLowerCase().includes(needle) &&
+          !this.world.fanDisplayName(fan).toLowerCase().includes(needle)
+        )
+          return false;
+        if (query.subscriptionTierId !== undefined) {
+          const index = this.world.subscriptionOfFan(fan);
+          const tier = index >= 0 ? this.world.subscription(index).subscriptionTierId : null;
+          if (tier !== query.subscriptionTierId) return false;
+        }
+        return true;
+      })
+      .reverse();
+  }
+
+  isHidden(group: number): boolean {
+    return this.state.hiddenGroups.has(group);
+  }
+
+  /** The creator's settings for one chat (`userSettings` of the group). */
+  userSettings(group: number): { customName: null; hidden: boolean; readReceiptsEnabled: boolean } {
+    return {
+      customName: null,
+      hidden: this.isHidden(group),
+      readReceiptsEnabled: this.state.readReceipts.get(group) ?? true,
+    };
+  }
+
+  /** A fan's relation bits (VIP, follower, subscriber). */
+  relationBits(fan: number): number {
+    return (
+      (this.isVip(fan) ? GROUP_FILTER_FLAGS.vip : 0) |
+      (this.isFollower(fan) ? GROUP_FILTER_FLAGS.follower : 0) |
+      (this.isSubscriber(fan) ? GROUP_FILTER_FLAGS.subscriber : 0)
+    );
   }
 
   /** The row's relation bits plus 32 when something is unread. */
   relationFlags(group: number): number {
-    const fan = this.chats.partnerFan(group);
     return (
-      (this.isVip(fan) ? GROUP_FILTER_FLAGS.vip : 0) |
-      (this.isFollower(fan) ? GROUP_FILTER_FLAGS.follower : 0) |
-      (this.isSubscriber(fan) ? GROUP_FILTER_FLAGS.subscriber : 0) |
+      this.relationBits(this.chats.partnerFan(group)) |
       (this.chats.unreadCount(group) > 0 ? GROUP_FILTER_FLAGS.unread : 0)
     );
   }

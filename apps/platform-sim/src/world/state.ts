@@ -75,6 +75,25 @@ const LIST_SORT_UNIT_MS = 20 * MINUTE_MS;
  * then mutated by writes. Reads return these objects as they are (no copies); writes replace or
  * append, so the next read shows them.
  */
+/** A direct chat opened through POST /group: the group record it answered. */
+export interface DirectGroup {
+  id: string;
+  type: number;
+  groupFlags: number;
+  groupFlagsMetadata: string;
+  createdBy: string;
+  createdAt: number;
+  users: {
+    groupId: string;
+    userId: string;
+    type: number;
+    permissionFlags: number;
+    userSettings: { customName: string | null; hidden: boolean };
+  }[];
+  permissionFlags: number[];
+  recipients: never[];
+}
+
 export class CreatorState {
   readonly walls: Wall[] = [];
   readonly lists = new Map<string, ListEntry>();
@@ -95,6 +114,14 @@ export class CreatorState {
   /** Media offers made through POST /account/media and /account/media/bundle, by id. */
   readonly offers = new Map<string, AccountMedia>();
   readonly offerBundles = new Map<string, AccountMediaBundle>();
+  /** Chats hidden through POST /groups/users/settings `{hidden: true}` (group index). */
+  readonly hiddenGroups = new Set<number>();
+  /** Per-chat read-receipt setting through POST /groups/users/settings (group index → enabled). */
+  readonly readReceipts = new Map<number, boolean>();
+  /** Direct chats opened through POST /group, by fan index (a fan without a seeded chat). */
+  readonly directGroups = new Map<number, DirectGroup>();
+  /** Ignore flags written through POST /account/ignore, by fan index (1 mute, 4 VIP); unset: seeded. */
+  readonly ignoreFlags = new Map<number, number>();
   private nextInternalId = 1;
 
   constructor(
@@ -510,6 +537,14 @@ export class CreatorState {
     };
     this.reactions.set(messageId, reaction);
     return reaction;
+  }
+
+  /** Removes the creator's reaction of `type` from a message; null when it has none of that type. */
+  unlike(messageId: string, type: number): Reaction | null {
+    const existing = this.reactions.get(messageId);
+    if (!existing || existing.type !== type) return null;
+    this.reactions.delete(messageId);
+    return existing;
   }
 
   mainWall(): Wall | undefined {
