@@ -132,6 +132,14 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
   run(input: OperationInput<S>, context: OperationContext): Promise<Static<S['data']>>;
 }
 
+/**
+ * How an operation on one connected account (named by the `:accountId` path) runs: a read, a write
+ * that changes a state (200), or a write that creates something (201). Spread into a definition.
+ */
+export const accountRead = { session: 'path', write: false, successStatus: 200 } as const;
+export const accountUpdate = { session: 'path', write: true, successStatus: 200 } as const;
+export const accountCreate = { session: 'path', write: true, successStatus: 201 } as const;
+
 /** Identity with types: infers the schemas so `run` and `check` see typed input. */
 export function defineOperation<S extends OperationSchemas>(def: OperationDef<S>): OperationDef<S> {
   return def;

@@ -60,6 +60,32 @@ export type Attempted =
   | { ok: false; error: unknown; decision: FailureDecision };
 
 /**
+ * One attempt, then what its failure became carried out (`carryOut`). The lane's slot goes back
+ * once, final when the request will not run again: it succeeded, failed for good, or this was its
+ * last attempt (a retry or a wait keeps its place).
+ */
+export async function attemptAndCarryOut<T>(
+  request: Request,
+  gate: Gate,
+  runner: Runner,
+  last: boolean,
+  carryOut: (decision: FailureDecision, error: unknown) => Promise<T>,
+): Promise<StoredOutcome | T> {
+  let ends = false;
+  try {
+    const attempted = await attempt(request, gate, runner);
+    if (attempted.ok) {
+      ends = true;
+      return attempted.outcome;
+    }
+    ends = attempted.decision.kind === 'fail';
+    return await carryOut(attempted.decision, attempted.error);
+  } finally {
+    await gate.giveBack(ends || last);
+  }
+}
+
+/**
  * Runs the processor for the request, its platform calls inside its lane's gate, keeping the write
  * ledger. A failure comes back with what it becomes (`decideFailure`), for the caller to carry out.
  */

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { attempt, lastAttempt, pauseAndUnmark, type Request, type Runner } from './attempt';
+import { attemptAndCarryOut, lastAttempt, pauseAndUnmark, type Request, type Runner } from './attempt';
 import { type FailureDecision, retryDelay } from './failure';
 import { Gate } from './gate';
 import type { Claim } from './lanes';
@@ -185,19 +185,9 @@ async function runItem(
     // Its first attempt: moved out, it has the batch's others.
     attemptsLeft: (batch.opts.attempts ?? 1) > 1,
   };
-  // The request will not run again.
-  let ends = false;
-  try {
-    const attempted = await attempt(request, gate, runner);
-    if (attempted.ok) {
-      ends = true;
-      return attempted.outcome;
-    }
-    ends = attempted.decision.kind === 'fail';
-    return await carryOutItem(attempted.decision, attempted.error, { batch, item, request, gate }, runner);
-  } finally {
-    await gate.giveBack(ends || lastAttempt(batch));
-  }
+  return attemptAndCarryOut(request, gate, runner, lastAttempt(batch), (decision, error) =>
+    carryOutItem(decision, error, { batch, item, request, gate }, runner),
+  );
 }
 
 /** Carries out what a request of a batch that failed becomes. */

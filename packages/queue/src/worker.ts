@@ -1,6 +1,13 @@
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { attempt, lastAttempt, type Processor, pauseAndUnmark, type Request, type Runner } from './attempt';
+import {
+  attemptAndCarryOut,
+  lastAttempt,
+  type Processor,
+  pauseAndUnmark,
+  type Request,
+  type Runner,
+} from './attempt';
 import { isBatch, runBatch } from './batch';
 import { type FailureDecision, retryDelay } from './failure';
 import { Gate } from './gate';
@@ -151,20 +158,9 @@ async function runJob(
     attemptsLeft: !lastAttempt(job),
   };
   const gate = gateOf(request, runner);
-  // The job will not run again: its slot and its place in the backlog go. Left false when it is
-  // retried (a retryable failure, or Redis failing on the way).
-  let ends = false;
-  try {
-    const attempted = await attempt(request, gate, runner);
-    if (attempted.ok) {
-      ends = true;
-      return attempted.outcome;
-    }
-    ends = attempted.decision.kind === 'fail';
-    return await carryOutJob(attempted.decision, attempted.error, job, token, request, runner);
-  } finally {
-    await gate.giveBack(ends || lastAttempt(job));
-  }
+  return attemptAndCarryOut(request, gate, runner, lastAttempt(job), (decision, error) =>
+    carryOutJob(decision, error, job, token, request, runner),
+  );
 }
 
 /** The job's lane gate: its claim sent at once, its slot given back with what the job came to. */

@@ -338,8 +338,8 @@ function createAccountMediaBundle(ctx: ApiContext): unknown {
   return { accountMediaBundles: [bundle], accountMedia };
 }
 
-/** GUESS endpoint (docs/upstream-decisions.md): react to a message in one of the creator's chats. */
-function likeMessage(ctx: ApiContext): unknown {
+/** The `{messageId, type}` of a like or an unlike: 400 code 10 naming a field that is not one. */
+function reactionBody(ctx: ApiContext): { messageId: string; type: number } {
   const body = bodyObject(ctx.body);
   const messageId = requiredBodyId(body, 'messageId');
   const type = body.type;
@@ -351,6 +351,12 @@ function likeMessage(ctx: ApiContext): unknown {
   ) {
     throw invalidField('type');
   }
+  return { messageId, type };
+}
+
+/** GUESS endpoint (docs/upstream-decisions.md): react to a message in one of the creator's chats. */
+function likeMessage(ctx: ApiContext): unknown {
+  const { messageId, type } = reactionBody(ctx);
   const chats = ctx.core.world.chats(ctx.creator);
   const ref = decodeId(messageId) ? chats.locateMessage(messageId) : null;
   if (!ref) throw notFound('message');
@@ -478,17 +484,7 @@ function typing(ctx: ApiContext): unknown {
  * from a message in one of their chats; answers the removed reaction. No reaction of that type: 404.
  */
 function unlikeMessage(ctx: ApiContext): unknown {
-  const body = bodyObject(ctx.body);
-  const messageId = requiredBodyId(body, 'messageId');
-  const type = body.type;
-  if (
-    typeof type !== 'number' ||
-    !Number.isInteger(type) ||
-    type < REACTION_TYPES.min ||
-    type > REACTION_TYPES.max
-  ) {
-    throw invalidField('type');
-  }
+  const { messageId, type } = reactionBody(ctx);
   const chats = ctx.core.world.chats(ctx.creator);
   const ref = decodeId(messageId) ? chats.locateMessage(messageId) : null;
   const state = ctx.core.world.state(ctx.creator);

@@ -5,7 +5,7 @@ import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { Message } from '../common/message';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr, str } = coerce;
 
@@ -28,9 +28,7 @@ export const chatMessages = defineOperation({
   path: '/:accountId/chats/:chatId/messages',
   summary: 'Read one page of a chat, newest message first',
   tags: ['chats'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   notFoundMessage: 'the chat does not exist on this account',
   schemas: {
     params: Type.Object({

@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountUpdate, defineOperation, upstreamData } from '../define';
 
 /** The acknowledgement of a hidden chat. */
 export const HideAck = Type.Object({
@@ -15,9 +15,7 @@ export const chatsHide = defineOperation({
   path: '/:accountId/chats/:chatId/hide',
   summary: 'Hide a chat from the creator’s inbox (its messages are kept)',
   tags: ['chats'],
-  session: 'path',
-  write: true,
-  successStatus: 200,
+  ...accountUpdate,
   notFoundMessage: 'unknown chat',
   schemas: {
     params: Type.Object({ ...AccountParams.properties, chatId: PlatformId('the chat’s groupId') }),

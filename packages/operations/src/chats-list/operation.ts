@@ -5,7 +5,7 @@ import { OffsetCursorQuery, offsetCursor } from '../common/cursor';
 import { PlatformProfile } from '../common/profile';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample, Nullable, PlatformId } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr, str } = coerce;
 
@@ -50,9 +50,7 @@ export const chatsList = defineOperation({
   path: '/:accountId/chats',
   summary: 'List the creator’s chats, one row per fan conversation',
   tags: ['chats'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     querystring: Type.Object({

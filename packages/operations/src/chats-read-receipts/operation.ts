@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountUpdate, defineOperation, upstreamData } from '../define';
 
 /** The acknowledgement of a read-receipt setting. */
 export const ReadReceiptsAck = Type.Object({
@@ -15,9 +15,7 @@ export const chatsReadReceipts = defineOperation({
   path: '/:accountId/chats/:chatId/readreceipts',
   summary: 'Turn the creator’s read receipts on or off in one chat',
   tags: ['chats'],
-  session: 'path',
-  write: true,
-  successStatus: 200,
+  ...accountUpdate,
   notFoundMessage: 'unknown chat',
   schemas: {
     params: Type.Object({ ...AccountParams.properties, chatId: PlatformId('the chat’s groupId') }),

@@ -4,7 +4,7 @@ import { coerce } from '../common/coerce';
 import { OffsetCursorQuery, offsetCursor } from '../common/cursor';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr, num } = coerce;
 
@@ -33,9 +33,7 @@ export const chatsTips = defineOperation({
   path: '/:accountId/chats/:fanId/tips',
   summary: 'Tips one fan sent the creator in chat, newest first, with their total (mills)',
   tags: ['chats'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   notFoundMessage: 'unknown fan',
   schemas: {
     params: Type.Object({

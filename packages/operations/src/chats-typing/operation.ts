@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { AccountParams, accountExample, PlatformId } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountUpdate, defineOperation, upstreamData } from '../define';
 
 /**
  * At most one typing call per chat reaches the platform in this window: the indicator lasts about
@@ -21,9 +21,7 @@ export const chatsTyping = defineOperation({
   path: '/:accountId/chats/typing',
   summary: 'Show the typing indicator to the fan (at most one platform call per chat per 3 s)',
   tags: ['chats'],
-  session: 'path',
-  write: true,
-  successStatus: 200,
+  ...accountUpdate,
   notFoundMessage: 'unknown chat',
   schemas: {
     params: AccountParams,

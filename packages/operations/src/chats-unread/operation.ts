@@ -4,7 +4,7 @@ import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample, Nullable } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 /** Interactions per page. The contract sets no page size; one extra is fetched to see if more exist. */
 export const UNREAD_PAGE_SIZE = 50;
@@ -35,9 +35,7 @@ export const chatsUnread = defineOperation({
   path: '/:accountId/chats/unread',
   summary: 'Unread message interactions across all chats, newest first',
   tags: ['chats'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     querystring: Type.Object({

@@ -2,7 +2,7 @@ import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { IGNORE_FLAGS, updateIgnoreFlags } from '../common/ignore';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountUpdate, defineOperation, upstreamData } from '../define';
 
 /** The acknowledgement of a fan marked VIP. */
 export const VipAck = Type.Object({
@@ -16,9 +16,7 @@ export const chatsVip = defineOperation({
   path: '/:accountId/chats/:fanId/vip',
   summary: 'Mark a fan as VIP (the chat list’s vips filter then finds them)',
   tags: ['chats'],
-  session: 'path',
-  write: true,
-  successStatus: 200,
+  ...accountUpdate,
   notFoundMessage: 'unknown fan',
   schemas: {
     params: Type.Object({

@@ -4,7 +4,7 @@ import { coerce } from '../common/coerce';
 import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample, UnixMs } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr, num } = coerce;
 
@@ -45,9 +45,7 @@ export const earningsTransactions = defineOperation({
   path: '/:accountId/earnings/transactions',
   summary: 'Earnings transactions of the creator, newest first',
   tags: ['audience'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     querystring: Type.Object({

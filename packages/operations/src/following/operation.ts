@@ -5,7 +5,7 @@ import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cur
 import { fetchCursorPage, LimitQuery } from '../common/paging';
 import { f, record } from '../common/record';
 import { AccountParams, accountExample } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { arr } = coerce;
 
@@ -23,9 +23,7 @@ export const following = defineOperation({
   path: '/:accountId/following',
   summary: 'Accounts the creator follows',
   tags: ['audience'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     querystring: Type.Object({

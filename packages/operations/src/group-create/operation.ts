@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { isRefusal } from '../common/platform-refusal';
 import { AccountParams, accountExample, PlatformId } from '../common/schemas';
-import { defineOperation, type OperationContext, upstreamData } from '../define';
+import { accountCreate, defineOperation, type OperationContext, upstreamData } from '../define';
 import { RecipientGroup } from '../mass-messages-scheduled/operation';
 
 const { obj, arr, str } = coerce;
@@ -45,9 +45,7 @@ export const groupCreate = defineOperation({
   path: '/:accountId/group',
   summary: 'Open the direct chat between the creator and a fan, or return it if it exists',
   tags: ['chats'],
-  session: 'path',
-  write: true,
-  successStatus: 201,
+  ...accountCreate,
   notFoundMessage: 'unknown fan',
   schemas: {
     params: AccountParams,

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { ListMember } from '../common/list-member';
 import { AccountParams, accountExample, NonBlank } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountCreate, defineOperation, upstreamData } from '../define';
 
 /** The platform's list item type for an account (the only kind a fan list holds). */
 const LIST_ITEM_TYPE_ACCOUNT = 1;
@@ -19,9 +19,7 @@ export const listsAddUser = defineOperation({
   path: '/:accountId/lists/users',
   summary: 'Add a fan to a list',
   tags: ['lists'],
-  session: 'path',
-  write: true,
-  successStatus: 201,
+  ...accountCreate,
   notFoundMessage: 'the list does not exist on this account, or the user is not a platform account',
   schemas: {
     params: AccountParams,

@@ -2,7 +2,7 @@ import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample, NonBlank } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountCreate, defineOperation, upstreamData } from '../define';
 
 /** The platform refuses labels longer than this (400 code 10). */
 const MAX_NAME_CHARS = 100;
@@ -17,9 +17,7 @@ export const listsCreate = defineOperation({
   path: '/:accountId/lists/create',
   summary: 'Create a fan list',
   tags: ['lists'],
-  session: 'path',
-  write: true,
-  successStatus: 201,
+  ...accountCreate,
   schemas: {
     params: AccountParams,
     body: Type.Object({

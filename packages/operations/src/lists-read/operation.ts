@@ -4,7 +4,7 @@ import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { ListMemberWithSortId } from '../common/list-member';
 import { AccountParams, EXAMPLE_ACCOUNT_ID } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 /** Members per page. The contract sets no page size; one extra is fetched to see if more exist. */
 export const LIST_PAGE_SIZE = 50;
@@ -19,9 +19,7 @@ export const listsRead = defineOperation({
   path: '/:accountId/lists/:listId',
   summary: 'The fans of a list, oldest addition first',
   tags: ['lists'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   notFoundMessage: 'the list does not exist on this account',
   schemas: {
     params: Type.Object({

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 /** Scheduled mass message (`response.scheduledBroadcastMessages[]`). */
 export const ScheduledMassMessage = record({
@@ -59,9 +59,7 @@ export const massMessagesScheduled = defineOperation({
   path: '/:accountId/mass-messaging/scheduled',
   summary: 'Scheduled mass messages and their recipient groups',
   tags: ['messages'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     data: Upstream(ScheduledMassMessagesResponse),

@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { PlatformProfile } from '../common/profile';
 import { AccountParams, accountExample } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 export const me = defineOperation({
   name: 'me',
@@ -9,9 +9,7 @@ export const me = defineOperation({
   path: '/:accountId/me',
   summary: 'The connected account’s own profile',
   tags: ['profiles'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     data: Upstream(PlatformProfile.schema),

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { Message } from '../common/message';
 import { isRefusal } from '../common/platform-refusal';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountUpdate, defineOperation, upstreamData } from '../define';
 
 export const messagesDelete = defineOperation({
   name: 'messages-delete',
@@ -11,9 +11,7 @@ export const messagesDelete = defineOperation({
   path: '/:accountId/messages/:messageId',
   summary: 'Delete a message the creator sent',
   tags: ['chats'],
-  session: 'path',
-  write: true,
-  successStatus: 200,
+  ...accountUpdate,
   // A repeat after an ambiguous failure answers this too: the first delete took effect.
   notFoundMessage: 'unknown or already deleted message',
   schemas: {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample, NonBlank } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountCreate, defineOperation, upstreamData } from '../define';
 
 /** Reaction: the record a like answers with. */
 export const Reaction = record({
@@ -19,23 +19,24 @@ export const Reaction = record({
 });
 export type Reaction = RecordValue<typeof Reaction>;
 
+/** A reaction on a message, to add (like) or remove (unlike). */
+export const ReactionBody = Type.Object({
+  // At most 64 characters (the platform's bound on an id), not blank; any other unknown id is a 404.
+  messageId: NonBlank('id of the message', { maxLength: 64 }),
+  type: Type.Integer({ minimum: 1, maximum: 7, description: 'reaction type, 1 to 7; 1 is a like' }),
+});
+
 export const messagesLike = defineOperation({
   name: 'messages-like',
   method: 'POST',
   path: '/:accountId/messages/like',
   summary: 'React to a message (type 1 is a standard like)',
   tags: ['chats'],
-  session: 'path',
-  write: true,
-  successStatus: 201,
+  ...accountCreate,
   notFoundMessage: 'the message does not exist or is not accessible to this account',
   schemas: {
     params: AccountParams,
-    body: Type.Object({
-      // At most 64 characters (the platform's bound on an id), not blank; any other unknown id is a 404.
-      messageId: NonBlank('id of the message', { maxLength: 64 }),
-      type: Type.Integer({ minimum: 1, maximum: 7, description: 'reaction type, 1 to 7; 1 is a like' }),
-    }),
+    body: ReactionBody,
     data: Upstream(Reaction.schema),
   },
   example: { params: accountExample, body: { messageId: '820980754317050124', type: 1 } },

@@ -5,7 +5,7 @@ import { coerce, type Raw } from '../common/coerce';
 import { dollarsToMills } from '../common/money';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample, NonBlank, UnixMs } from '../common/schemas';
-import { defineOperation, type OperationContext, upstreamData } from '../define';
+import { accountCreate, defineOperation, type OperationContext, upstreamData } from '../define';
 
 const { obj, arr, str } = coerce;
 
@@ -271,9 +271,7 @@ export const postsCreate = defineOperation({
   path: '/:accountId/posts',
   summary: 'Publish a post to the creator’s wall',
   tags: ['posts'],
-  session: 'path',
-  write: true,
-  successStatus: 201,
+  ...accountCreate,
   notFoundMessage: "a media id or wall id is not one of this account's",
   schemas: {
     params: AccountParams,

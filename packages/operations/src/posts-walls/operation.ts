@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample } from '../common/schemas';
-import { defineOperation } from '../define';
+import { accountRead, defineOperation } from '../define';
 
 const { obj, arr, str, bool } = coerce;
 
@@ -37,9 +37,7 @@ export const postsWalls = defineOperation({
   path: '/:accountId/posts/walls',
   summary: 'The creator’s walls',
   tags: ['posts'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     data: WallsData,

@@ -5,7 +5,7 @@ import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cur
 import { fetchCursorPage, LimitQuery } from '../common/paging';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample } from '../common/schemas';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr } = coerce;
 
@@ -63,9 +63,7 @@ export const subscribers = defineOperation({
   path: '/:accountId/subscribers',
   summary: 'Active subscribers of the creator, with subscription stats',
   tags: ['audience'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     querystring: Type.Object({

@@ -2,7 +2,7 @@ import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { CreatedTrackingLink, DESCRIPTION_MAX, LABEL_MAX } from '../common/tracking-link';
-import { defineOperation, upstreamData } from '../define';
+import { accountCreate, defineOperation, upstreamData } from '../define';
 
 export const trackingLinksCreate = defineOperation({
   name: 'tracking-links-create',
@@ -10,9 +10,7 @@ export const trackingLinksCreate = defineOperation({
   path: '/:accountId/tracking-links',
   summary: 'Create a tracking link',
   tags: ['tracking-links'],
-  session: 'path',
-  write: true,
-  successStatus: 201,
+  ...accountCreate,
   schemas: {
     params: AccountParams,
     body: Type.Object({

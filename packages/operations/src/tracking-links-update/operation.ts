@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { refusedAs } from '../common/platform-refusal';
 import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { DESCRIPTION_MAX, LABEL_MAX, TrackingLink } from '../common/tracking-link';
-import { defineOperation, upstreamData } from '../define';
+import { accountUpdate, defineOperation, upstreamData } from '../define';
 
 export const trackingLinksUpdate = defineOperation({
   name: 'tracking-links-update',
@@ -11,9 +11,7 @@ export const trackingLinksUpdate = defineOperation({
   path: '/:accountId/tracking-links',
   summary: 'Update the label or description of a tracking link',
   tags: ['tracking-links'],
-  session: 'path',
-  write: true,
-  successStatus: 200,
+  ...accountUpdate,
   successMessage: 'Tracking link updated successfully',
   notFoundMessage: 'tracking link not found: no link with this id on the account',
   schemas: {

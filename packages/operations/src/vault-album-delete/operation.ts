@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { refusedAs } from '../common/platform-refusal';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, NonBlank } from '../common/schemas';
 import { DeletedVaultAlbum } from '../common/vault-album';
-import { defineOperation, upstreamData } from '../define';
+import { accountUpdate, defineOperation, upstreamData } from '../define';
 
 export const vaultAlbumDelete = defineOperation({
   name: 'vault-album-delete',
@@ -11,9 +11,7 @@ export const vaultAlbumDelete = defineOperation({
   path: '/:accountId/vault/albums/:albumId',
   summary: 'Permanently delete a user vault album',
   tags: ['vault'],
-  session: 'path',
-  write: true,
-  successStatus: 200,
+  ...accountUpdate,
   notFoundMessage: 'album not found: no album with this albumId on the account, or it is already deleted',
   schemas: {
     params: Type.Object({

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { AccountParams, accountExample } from '../common/schemas';
 import { VaultAlbum, VaultMedia } from '../common/vault-album';
-import { defineOperation, upstreamData } from '../define';
+import { accountRead, defineOperation, upstreamData } from '../define';
 
 export const VaultAlbumsResponse = Type.Object({
   albums: Type.Array(VaultAlbum.schema),
@@ -16,9 +16,7 @@ export const vaultAlbums = defineOperation({
   path: '/:accountId/vault/albums',
   summary: 'List the vault albums (standard All, Posts, Messages first, then user albums)',
   tags: ['vault'],
-  session: 'path',
-  write: false,
-  successStatus: 200,
+  ...accountRead,
   schemas: {
     params: AccountParams,
     data: Upstream(VaultAlbumsResponse),
