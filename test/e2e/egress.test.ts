@@ -1,15 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalProxy, startProxy } from '../../scripts/lib/tinyproxy';
 import { expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
-import { eventually } from '../support/processes';
+import { eventually, spawnWorker } from '../support/processes';
 import { observations, resetObservations } from '../support/sim';
 import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
 
-const root = resolve(import.meta.dirname, '../..');
 const PROXY_PASSWORD = 'pr0xy-secret-Zq81';
 
 let stack: TestStack;
@@ -18,22 +15,6 @@ let us2: LocalProxy;
 let gb1: LocalProxy;
 let worker: ChildProcess;
 let workerLog = '';
-
-/** The worker in a process of its own, its every log line (debug included) kept for the test. */
-function startWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, 'apps/worker/src/main.ts')], {
-    cwd: root,
-    env: { ...process.env, ...env, LOG_LEVEL: 'debug' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (chunk: Buffer) => {
-    workerLog += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    workerLog += chunk.toString();
-  });
-  return child;
-}
 
 beforeAll(async () => {
   [us1, us2, gb1] = await Promise.all([
@@ -50,7 +31,9 @@ beforeAll(async () => {
       EGRESS_COOLDOWN_MS: '60000',
     },
   });
-  worker = startWorker(stack.env);
+  worker = spawnWorker(stack.env, (text) => {
+    workerLog += text;
+  }).child;
 });
 
 afterAll(async () => {

@@ -3,16 +3,26 @@ import { resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
 
-/** A worker in a process of its own, so a test can SIGKILL or SIGTERM it like an operator would. */
-export function spawnWorker(env: Record<string, string>): {
+/**
+ * A worker in a process of its own, so a test can SIGKILL or SIGTERM it like an operator would.
+ * With `output`, every line it writes (at `LOG_LEVEL` debug) goes there instead of the test's stderr.
+ */
+export function spawnWorker(
+  env: Record<string, string>,
+  output?: (text: string) => void,
+): {
   child: ChildProcess;
   exited: Promise<number | null>;
 } {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, 'apps/worker/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env, LOG_LEVEL: output ? 'debug' : 'warn' },
+    stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'inherit'],
   });
+  if (output) {
+    child.stdout?.on('data', (chunk: Buffer) => output(chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => output(chunk.toString()));
+  }
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return { child, exited };
 }

@@ -1,5 +1,6 @@
 import type { Keyring } from '@cg/secrets';
 import type { Redis } from 'ioredis';
+import { releaseHold } from './holds';
 import { isAccountId, newId, sha256 } from './ids';
 import type { StoreKeys } from './keys';
 
@@ -256,12 +257,7 @@ export class AccountStore {
   }
 
   async unlockRelogin(tenantId: string, accountId: string, owner: string): Promise<void> {
-    await this.redis.eval(
-      "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end",
-      1,
-      this.keys.accountRelogin(tenantId, accountId),
-      owner,
-    );
+    await releaseHold(this.redis, this.keys.accountRelogin(tenantId, accountId), owner);
   }
 
   /**

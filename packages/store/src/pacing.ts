@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { releaseHold } from './holds';
 import { randomId } from './ids';
 import type { StoreKeys } from './keys';
 
@@ -24,14 +25,7 @@ export class PacingStore {
     const set = await this.redis.set(key, token, 'PX', Math.max(1, Math.ceil(ms)), 'NX');
     if (set !== 'OK') return null;
     return {
-      release: async () => {
-        await this.redis.eval(
-          `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
-          1,
-          key,
-          token,
-        );
-      },
+      release: () => releaseHold(this.redis, key, token),
     };
   }
 }
