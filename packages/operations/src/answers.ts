@@ -7,7 +7,6 @@ export {
   CHAT_MESSAGES_MAX_LIMIT,
   chatMessages,
 } from './chat-messages/operation';
-export { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE } from './chat-messages-send/operation';
 export { chatsHide, HideAck } from './chats-hide/operation';
 export {
   CHAT_FILTER_FLAGS,
@@ -24,6 +23,7 @@ export { UNREAD_PAGE_SIZE, UnreadMessageInteraction } from './chats-unread/opera
 export { chatsVip, VipAck } from './chats-vip/operation';
 export { ConnectionSession } from './common/connect-result';
 export { ListMember, ListMemberWithSortId } from './common/list-member';
+export { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE } from './common/media-offer';
 export { PERMISSION_BITS } from './common/media-permissions';
 export { Message, MessageAttachment } from './common/message';
 export { dollarsToMills } from './common/money';

@@ -1,74 +1,20 @@
 import { GatewayError, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
-import { coerce } from '../common/coerce';
-import {
-  checkMediaPermissions,
-  type MediaPermissions,
-  mediaPermissionFields,
-  mediaRefs,
-  upstreamPermissions,
-} from '../common/media-permissions';
+import { type OfferAttachment, offerAttachments } from '../common/media-offer';
+import { checkMediaPermissions, mediaPermissionFields } from '../common/media-permissions';
 import { Message } from '../common/message';
 import { isRefusal } from '../common/platform-refusal';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, NonBlank, PlatformId } from '../common/schemas';
-import { defineOperation, type OperationContext, upstreamData } from '../define';
-
-const { obj, arr, str } = coerce;
+import { defineOperation, upstreamData } from '../define';
 
 /** The platform takes at most this much message text (sandbox README, `POST /message`). */
 export const MAX_MESSAGE_CHARS = 5000;
-/** Attachment contentType of an account-media offer (one media) and of a bundle offer (several). */
-export const ATTACHMENT_ACCOUNT_MEDIA = 1;
-export const ATTACHMENT_BUNDLE = 2;
 const MESSAGE_TYPE_ORDINARY = 1;
 
 const SendBody = Type.Object({
   content: NonBlank('the message text; not empty or only whitespace', { maxLength: MAX_MESSAGE_CHARS }),
   ...mediaPermissionFields,
 });
-
-/**
- * The media offer a message carries: one account-media offer for one media (`POST /account/media`,
- * an array body answered by an array), a bundle offer for several (`POST /account/media/bundle`).
- * Only the creator is whitelisted: a whitelisted fan would get gated media for free.
- */
-async function createOffer(
-  body: MediaPermissions,
-  creatorId: string,
-  call: OperationContext['call'],
-): Promise<{ contentId: string; contentType: number }> {
-  const media = mediaRefs(body);
-  const whitelist = creatorId === '' ? [] : [{ accountId: creatorId, permissionFlags: 0 }];
-  const permissions = { permissionFlags: upstreamPermissions(body) };
-  const model = (ref: { mediaId: string; previewId: string | null }) => ({
-    mediaId: ref.mediaId,
-    previewId: ref.previewId,
-    permissionFlags: 0,
-    price: 0,
-    whitelist,
-  });
-  const [single] = media;
-  if (media.length === 1 && single) {
-    const created = arr(
-      await call('accountMediaCreate', { body: [{ ...model(single), permissions, tags: [] }] }),
-    );
-    return { contentId: str(created[0]?.id), contentType: ATTACHMENT_ACCOUNT_MEDIA };
-  }
-  const created = obj(
-    await call('accountMediaBundleCreate', {
-      body: {
-        previewId: null,
-        permissionFlags: 0,
-        price: 0,
-        accountMediaModels: media.map(model),
-        whitelist,
-        permissions,
-        tags: [],
-      },
-    }),
-  );
-  return { contentId: str(arr(created.accountMediaBundles)[0]?.id), contentType: ATTACHMENT_BUNDLE };
-}
 
 export const chatMessagesSend = defineOperation({
   name: 'chat-messages-send',
@@ -102,14 +48,11 @@ export const chatMessagesSend = defineOperation({
   check: ({ body }) => checkMediaPermissions(body),
   run: async ({ params, body }, { call, account }) => {
     const groupId = params.chatId;
-    let attachments: { messageId: null; pos: number; contentId: string; contentType: number }[] = [];
+    let attachments: OfferAttachment[] = [];
     if ((body.mediaIds?.length ?? 0) > 0) {
       // An unknown chat is answered (404) before the offer is made, so it leaves no offer behind.
       await call('chatMessages', { query: { groupId, limit: 1 } });
-      const offer = await createOffer(body, account?.platformAccountId ?? '', call);
-      if (offer.contentId === '')
-        throw new GatewayError('UPSTREAM_ERROR', 'the platform answered the media offer without its id');
-      attachments = [{ messageId: null, pos: 0, ...offer }];
+      attachments = await offerAttachments(body, account?.platformAccountId ?? '', call);
     }
     try {
       const sent = await call('messageSend', {

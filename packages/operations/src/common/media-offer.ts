@@ -1,0 +1,77 @@
+import { GatewayError } from '@cg/contract';
+import type { OperationContext } from '../define';
+import { coerce } from './coerce';
+import { type MediaPermissions, mediaRefs, upstreamPermissions } from './media-permissions';
+
+const { obj, arr, str } = coerce;
+
+/** Attachment contentType of an account-media offer (one media) and of a bundle offer (several). */
+export const ATTACHMENT_ACCOUNT_MEDIA = 1;
+export const ATTACHMENT_BUNDLE = 2;
+
+export interface OfferAttachment {
+  messageId: null;
+  pos: number;
+  contentId: string;
+  contentType: number;
+}
+
+/**
+ * The media offer a message carries: one account-media offer for one media (`POST /account/media`,
+ * an array body answered by an array), a bundle offer for several (`POST /account/media/bundle`).
+ * Only the creator is whitelisted: a whitelisted fan would get gated media for free.
+ */
+async function createOffer(
+  body: MediaPermissions,
+  creatorId: string,
+  call: OperationContext['call'],
+): Promise<{ contentId: string; contentType: number }> {
+  const media = mediaRefs(body);
+  const whitelist = creatorId === '' ? [] : [{ accountId: creatorId, permissionFlags: 0 }];
+  const permissions = { permissionFlags: upstreamPermissions(body) };
+  const model = (ref: { mediaId: string; previewId: string | null }) => ({
+    mediaId: ref.mediaId,
+    previewId: ref.previewId,
+    permissionFlags: 0,
+    price: 0,
+    whitelist,
+  });
+  const [single] = media;
+  if (media.length === 1 && single) {
+    const created = arr(
+      await call('accountMediaCreate', { body: [{ ...model(single), permissions, tags: [] }] }),
+    );
+    return { contentId: str(created[0]?.id), contentType: ATTACHMENT_ACCOUNT_MEDIA };
+  }
+  const created = obj(
+    await call('accountMediaBundleCreate', {
+      body: {
+        previewId: null,
+        permissionFlags: 0,
+        price: 0,
+        accountMediaModels: media.map(model),
+        whitelist,
+        permissions,
+        tags: [],
+      },
+    }),
+  );
+  return { contentId: str(arr(created.accountMediaBundles)[0]?.id), contentType: ATTACHMENT_BUNDLE };
+}
+
+/**
+ * The attachments of a message carrying the body's media: none without media, else one offer (one
+ * platform write). The caller sends its message after this, so a failure in between leaves at most an
+ * orphan offer, never a message.
+ */
+export async function offerAttachments(
+  body: MediaPermissions,
+  creatorId: string,
+  call: OperationContext['call'],
+): Promise<OfferAttachment[]> {
+  if ((body.mediaIds?.length ?? 0) === 0) return [];
+  const offer = await createOffer(body, creatorId, call);
+  if (offer.contentId === '')
+    throw new GatewayError('UPSTREAM_ERROR', 'the platform answered the media offer without its id');
+  return [{ messageId: null, pos: 0, ...offer }];
+}
