@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { buildApi } from '@cg/api';
 import { createLogger, GatewayEnv, loadGatewayConfig } from '@cg/config';
 import { ERROR_STATUS, type ErrorCode, STATUS_NAMES } from '@cg/contract';
+import { exampleClock } from '@cg/operations';
 import { API_PREFIX, type EndpointDef, endpoints } from '@cg/platform-client';
 import { MAX_EXTRA_CREATORS } from '@cg/platform-sim';
 import type { OperationsQueue } from '@cg/queue';
@@ -31,7 +32,11 @@ export const DOC_FILES = ['docs/api.md', 'docs/configuration.md', 'docs/upstream
 export type DocFile = (typeof DOC_FILES)[number];
 
 /** The three documents, by path from the repository root. */
+/** The clock the examples' times are read from in the docs (operations' `exampleTimeAhead`). */
+const DOCS_EXAMPLE_CLOCK_MS = Date.UTC(2026, 0, 1);
+
 export async function generateDocs(): Promise<Record<DocFile, string>> {
+  exampleClock.now = () => DOCS_EXAMPLE_CLOCK_MS;
   const api = await loadApiDocument();
   return {
     'docs/api.md': apiReference(api),
@@ -939,7 +944,10 @@ const GUESS_NOTES: Record<string, string> = {
   accountMediaBundleCreate: `The media offer of a message with several media (attached as \`contentType\` 2, its id the bundle's). Body \`{previewId: null, permissionFlags: 0, price: 0, accountMediaModels: [{mediaId, previewId, permissionFlags: 0, price: 0, whitelist}], whitelist, permissions, tags: []}\`, answered \`{accountMediaBundles: [{id, …}], accountMedia}\`; the rules as for \`accountMediaCreate\`.`,
   groupUserSettings: `Behind \`POST /{accountId}/chats/{chatId}/hide\` and \`POST /{accountId}/chats/{chatId}/readreceipts\`. The route and its body keys \`{groupId, userSettings}\` are seen; \`hidden\` is inferred, the read-receipt field is not found anywhere. Decided: the body carries only the settings to change (\`{hidden: true}\`, \`{readReceiptsEnabled: true|false}\`), merged into the chat's current settings, and the answer is \`{groupId, userSettings: {customName, hidden, readReceiptsEnabled}}\`. A hidden chat leaves \`/messaging/groups\`; an unknown chat is 404.`,
   accountIgnore: `Behind \`POST /{accountId}/chats/mute\`, \`/chats/unmute\` and \`/chats/{fanId}/vip\`. The route and its body \`{ignoredId, ignoreFlags}\` are seen; the bits are inferred. Decided: \`ignoreFlags\` is the fan's whole bitmask, 1 mute, 2 block, 4 VIP, so the gateway reads the current flags from \`GET /ignore?noAggregation=true\` (\`{ignoring: [{ignoredId, ignoreFlags}]}\`) and writes them back with only its bit changed; the answer is \`{ignoredId, ignoreFlags}\`. A VIP fan's chat row carries the list's VIP bit (\`flags\` 1). An unknown fan is 404. One table each side: \`IGNORE_FLAGS\` in packages/operations/src/common/ignore.ts and apps/platform-sim/src/world/conversations.ts.`,
+  automatedMessageCreate: `Behind \`POST /{accountId}/automated-messages\`. The list (\`GET /message/automated\`) and trigger code 3 (a new subscription) are seen; the create route and the other codes are not. Decided: body \`{triggerType, triggerMetadata, delay, cooldown, messageTemplate: {type: 1, content, attachments, senderId}}\`, answered by the new rule. \`triggerType\` disabled 0, new_follower 1, new_subscriber 3, subscriber_renew 4, new_gift_link_subscriber 5, new_gift_link_subscriber_renew 6, new_tip 7 (a code with no name here is answered as \`unknown\`); \`triggerMetadata\` JSON text \`{subscriptionStreak}\` (renewals) or \`{tipAmount (mills), keywords}\` (new_tip); \`delay\` and \`cooldown\` in seconds. Media are an offer made first (\`accountMediaCreate\`) and attached to the template. A second rule for a trigger other than disabled is refused (403 code 20), answered 409 \`CONFLICT\`. One table each side: \`AUTOMATION_TRIGGERS\` in packages/operations/src/common/automated-message.ts and \`AUTOMATION_TRIGGER_CODES\` in apps/platform-sim/src/world/automations.ts.`,
+  automatedMessageDelete: `Behind \`DELETE /{accountId}/automated-messages/{automatedMessageId}\`. Not found in any public source; by the \`…/delete\` pattern of \`/message/delete\` and \`/vault/albums/delete\`. Decided: \`POST /message/automated/delete\` with \`{id}\`, answered by the deleted rule, which the gateway passes on as its record. An unknown rule, or one already deleted, is 404.`,
   tipsByAccount: `Behind \`GET /{accountId}/chats/{fanId}/tips\`. The route appears only as a probe with \`accountIds\`; its shape is not established. Decided: \`accountIds\` names one fan, paged by \`limit\`/\`offset\`, newest first; the answer is \`{tips: [{id, senderId, receiverId, amount, messageId, createdAt}], total, totalAmount}\`, \`amount\` and \`totalAmount\` in mills, \`createdAt\` in Unix ms, \`total\` the number of tips. The gateway answers \`totalAmount\` as the contract's \`total\`. A fan who is not the creator's is 404.`,
+  broadcastScheduledUpdate: `Behind \`PUT /{accountId}/mass-messaging/scheduled/{scheduledMessageId}\`. Not found in any public source (the platform's own documentation says scheduled broadcasts can be edited). Decided: \`POST /message/broadcast/scheduled/{id}/update\` with \`{content, attachments, scheduledFor}\`, replacing the text, the media and the time (the audience group stays), answered by the scheduled broadcast with \`version\` increased. A scheduled time not in the future, or more than 180 days ahead, is 400 code 10; an unknown id is 404; one already sent is 403 code 20, which the gateway answers 409.`,
   trackingLinkUpsert: `Behind both \`POST\` (create) and \`PUT\` (update) \`/{accountId}/tracking-links\`. Decided: one endpoint, \`POST /trackinglinks\`; a body without \`id\` (\`{label, description}\`) creates a link and answers it, a body with \`id\` (\`{id, label?, description?}\`) updates that link and answers it in full, counters included. The default link (type 1) cannot be edited: 403.`,
 };
 

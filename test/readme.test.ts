@@ -41,6 +41,8 @@ describe('README walkthrough', () => {
     expect(out).toContain('201');
     expect(out).toContain('200');
     expect(out.filter((line) => /^one link: \d+$/.test(line))).toHaveLength(1);
+    expect(out.filter((line) => /^replied \d+$/.test(line))).toHaveLength(1);
+    expect(out.filter((line) => /^ppv offer \d+$/.test(line))).toHaveLength(1);
     expect(out).toContain('UNAUTHORIZED');
     expect(out.at(-1)).toBe('true');
   });

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalProxy, startProxy } from '../../scripts/lib/tinyproxy';
+import { type LocalProxy, startProxy } from '../../scripts/lib/proxy';
 import { expectError } from '../support/assert';
 import { connectCredentials } from '../support/common';
 import { eventually, spawnWorker } from '../support/processes';

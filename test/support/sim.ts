@@ -8,7 +8,7 @@ import { account, type TestStack } from './stack';
  */
 
 /** A JSON call to the sandbox; fails on an HTTP error or a platform envelope with `success: false`. */
-async function simJson(stack: TestStack, path: string, init: RequestInit = {}): Promise<any> {
+export async function simJson(stack: TestStack, path: string, init: RequestInit = {}): Promise<any> {
   const response = await fetch(`${stack.simUrl}${path}`, init);
   const body = (await response.json()) as any;
   if (!response.ok || body?.success === false)

@@ -36,6 +36,15 @@ export function registerControl(app: FastifyInstance, core: SimCore): void {
     return core.observations.toJSON(accountId);
   });
 
+  // What decides a broadcast's audience, fan by fan, and whom each sent broadcast reached.
+  app.get(`${CONTROL_PREFIX}/broadcasts`, async (request) => {
+    const account = queryString(request.query as Query, 'account');
+    if (account === undefined) throw new ControlError(400, 'account is required');
+    const broadcasts = core.world.broadcasts(creatorOf(core, account));
+    broadcasts.deliverDue(Date.now());
+    return { fans: broadcasts.everyFan(), sent: broadcasts.sentLog() };
+  });
+
   app.post(`${CONTROL_PREFIX}/observations/reset`, async () => {
     core.observations.reset();
     return { ok: true };

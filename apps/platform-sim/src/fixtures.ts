@@ -1,5 +1,6 @@
 import type { SimCore } from './core';
 import { EXTRA_CREATOR_PREFIX, SANDBOX_ACCOUNTS, SANDBOX_PASSWORD } from './options';
+import { automationsOf } from './world/automations';
 import {
   ALBUM_TYPE_ALL,
   PAYOUT_STATUS_ACTIVE,
@@ -127,6 +128,9 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
     privateVideoMediaId: creatorWorld.mediaId(2),
     tierIds: creatorWorld.tiers.map((tier) => tier.id),
     postIds: [...state.posts.keys()],
+    automatedMessageIds: automationsOf(state, world.ids)
+      .list()
+      .map((rule) => rule.id),
     counts: {
       fans: creatorWorld.fanCount,
       subscribers: creatorWorld.subscriptionCount,

@@ -57,6 +57,8 @@ export const Kind = {
   giftCode: 41,
   variantPreview: 42,
   tip: 43,
+  broadcastHistory: 50,
+  automatedMessage: 60,
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 

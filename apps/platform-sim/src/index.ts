@@ -11,3 +11,4 @@ export {
   type SimOptions,
   type SimTls,
 } from './options';
+export type { BroadcastLogEntry, FanFacts } from './world/broadcasts';

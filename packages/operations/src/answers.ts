@@ -1,6 +1,7 @@
 // What the operations' answers are checked against, for the package's callers (the end-to-end tests):
 // the records the answers are made of, the definitions whose whole answer schema is checked, and the
 // contract's paging sizes and post rules.
+export { automatedMessagesList } from './automated-messages-list/operation';
 export { AccountMedia, MEDIA_STATS_PAGE_SIZE, MediaOfferItem } from './chat-media-stats/operation';
 export {
   CHAT_MESSAGES_DEFAULT_LIMIT,
@@ -21,6 +22,11 @@ export { ChatTip, chatsTips, TIPS_DEFAULT_LIMIT } from './chats-tips/operation';
 export { chatsTyping, TYPING_WINDOW_MS, TypingAck } from './chats-typing/operation';
 export { UNREAD_PAGE_SIZE, UnreadMessageInteraction } from './chats-unread/operation';
 export { chatsVip, VipAck } from './chats-vip/operation';
+export {
+  AUTOMATION_TRIGGERS,
+  AutomatedMessage,
+  UNKNOWN_TRIGGER,
+} from './common/automated-message';
 export { ConnectionSession } from './common/connect-result';
 export { ListMember, ListMemberWithSortId } from './common/list-member';
 export { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE } from './common/media-offer';
@@ -39,6 +45,14 @@ export {
   RecipientGroup,
   ScheduledMassMessage,
 } from './mass-messages-scheduled/operation';
+export { AUDIENCE_FLAGS, massMessagesSend } from './mass-messages-send/operation';
+export {
+  BroadcastStatsRow,
+  massMessagesStatsDeleted,
+  massMessagesStatsSent,
+  STATS_DEFAULT_LIMIT,
+} from './mass-messages-stats/operation';
+export { massMessagesUpdate } from './mass-messages-update/operation';
 export { Reaction } from './messages-like/operation';
 export { messagesUnlike } from './messages-unlike/operation';
 export { PayoutMethod, payoutDelete } from './payout-delete/operation';

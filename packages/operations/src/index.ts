@@ -1,6 +1,6 @@
 export * from './answers';
 export { coerce } from './common/coerce';
 export { PlatformProfile } from './common/profile';
-export { NON_BLANK_PATTERN } from './common/schemas';
+export { exampleClock, NON_BLANK_PATTERN } from './common/schemas';
 export * from './define';
 export { allOperations, assertRegistry, findOperation, type OperationName, operations } from './registry';

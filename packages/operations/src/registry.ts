@@ -1,4 +1,7 @@
 import { accountsByIds } from './accounts-by-ids/operation';
+import { automatedMessagesCreate } from './automated-messages-create/operation';
+import { automatedMessagesDelete } from './automated-messages-delete/operation';
+import { automatedMessagesList } from './automated-messages-list/operation';
 import { chatMediaStats } from './chat-media-stats/operation';
 import { chatMessages } from './chat-messages/operation';
 import { chatMessagesSend } from './chat-messages-send/operation';
@@ -19,6 +22,9 @@ import { listsAddUser } from './lists-add-user/operation';
 import { listsCreate } from './lists-create/operation';
 import { listsRead } from './lists-read/operation';
 import { massMessagesScheduled } from './mass-messages-scheduled/operation';
+import { massMessagesSend } from './mass-messages-send/operation';
+import { massMessagesStatsDeleted, massMessagesStatsSent } from './mass-messages-stats/operation';
+import { massMessagesUpdate } from './mass-messages-update/operation';
 import { me } from './me/operation';
 import { messagesDelete } from './messages-delete/operation';
 import { messagesLike } from './messages-like/operation';
@@ -67,6 +73,13 @@ export const operations = [
   trackingLinksCreate,
   trackingLinksUpdate,
   massMessagesScheduled,
+  massMessagesSend,
+  massMessagesUpdate,
+  massMessagesStatsSent,
+  massMessagesStatsDeleted,
+  automatedMessagesList,
+  automatedMessagesCreate,
+  automatedMessagesDelete,
   postsCreate,
   postsWalls,
   subscribers,

@@ -180,6 +180,54 @@ export const endpoints = {
     write: false,
     response: 'object',
   },
+  broadcastSend: { method: 'POST', path: '/message/broadcast', auth: true, write: true, response: 'object' },
+  broadcastScheduledUpdate: {
+    method: 'POST',
+    path: '/message/broadcast/scheduled/:id/update',
+    auth: true,
+    write: true,
+    guess:
+      'not found anywhere; a sibling of the scheduled list: body {content, attachments, scheduledFor}, response the scheduled broadcast: upstream-decisions.md, mass-message update',
+    response: 'object',
+  },
+  broadcastStats: {
+    method: 'GET',
+    path: '/message/broadcast/stats',
+    auth: true,
+    write: false,
+    response: 'object',
+  },
+  broadcastStatsDeleted: {
+    method: 'GET',
+    path: '/message/broadcast/stats/deleted',
+    auth: true,
+    write: false,
+    response: 'object',
+  },
+  automatedMessages: {
+    method: 'GET',
+    path: '/message/automated',
+    auth: true,
+    write: false,
+    response: 'array',
+  },
+  automatedMessageCreate: {
+    method: 'POST',
+    path: '/message/automated',
+    auth: true,
+    write: true,
+    guess:
+      'not found; body {triggerType, triggerMetadata, delay, cooldown, messageTemplate}, the trigger codes beyond 3 inferred, response the rule: upstream-decisions.md, automated messages',
+    response: 'object',
+  },
+  automatedMessageDelete: {
+    method: 'POST',
+    path: '/message/automated/delete',
+    auth: true,
+    write: true,
+    guess: 'not found; by the …/delete pattern: body {id}, response the deleted rule: upstream-decisions.md',
+    response: 'object',
+  },
 } as const satisfies Record<string, EndpointDef>;
 
 export type EndpointName = keyof typeof endpoints;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalProxy, startProxy } from '../../../scripts/lib/tinyproxy';
+import { type LocalProxy, startProxy } from '../../../scripts/lib/proxy';
 import { PlatformClient } from '../src/client';
 import { PlatformError } from '../src/errors';
 

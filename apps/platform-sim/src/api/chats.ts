@@ -12,11 +12,19 @@ import {
   requiredBodyId,
   requiredQueryString,
 } from '../params';
-import type { AccountMedia, AccountMediaBundle, OfferPermissions, PlatformProfile } from '../records';
+import type {
+  AccountMedia,
+  AccountMediaBundle,
+  MessageAttachment,
+  OfferPermissions,
+  PlatformProfile,
+} from '../records';
+import { GROUP_TYPE_BROADCAST } from '../world/broadcasts';
 import { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE, LOCATION_TYPE_DIRECT_MESSAGE } from '../world/chats';
 import { Conversations, GROUP_SORT, KNOWN_IGNORE_FLAGS, OFFER_PERMISSION_BITS } from '../world/conversations';
 import { fanProfile } from '../world/profiles';
 import type { DirectGroup } from '../world/state';
+import { createBroadcastGroup } from './broadcasts';
 import type { ApiContext, ApiRoute } from './types';
 
 const REACTION_TYPES = { min: 1, max: 7 } as const;
@@ -174,13 +182,13 @@ const MAX_MESSAGE_CONTENT = 5000;
 const MESSAGE_ATTACHMENT_TYPES: readonly number[] = [ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE];
 
 /**
- * Sends a message in one of the creator's chats: `{type: 1, groupId, content, attachments[{contentId,
- * contentType, pos}], ...}`. An attachment names a media offer (1) or bundle (2) the creator made.
+ * The `content` and `attachments[{contentId, contentType, pos}]` of a message body (a chat message, a
+ * broadcast): an attachment names a media offer (1) or bundle (2) the creator made, else 404.
  */
-function sendMessage(ctx: ApiContext): unknown {
-  const body = bodyObject(ctx.body);
-  const groupId = requiredBodyId(body, 'groupId');
-  if ((body.type ?? 1) !== 1) throw invalidField('type');
+export function messageBody(
+  ctx: ApiContext,
+  body: Record<string, unknown>,
+): { content: string; attachments: Omit<MessageAttachment, 'messageId'>[] } {
   const content = bodyString(body, 'content', { allowEmpty: true, maxLength: MAX_MESSAGE_CONTENT }) ?? '';
   const rawAttachments = body.attachments ?? [];
   if (!Array.isArray(rawAttachments)) throw invalidField('attachments');
@@ -196,12 +204,23 @@ function sendMessage(ctx: ApiContext): unknown {
   });
   if (content.trim() === '' && attachments.length === 0) throw invalidField('content');
   const conversations = ctx.core.world.conversations(ctx.creator);
-  const group = conversations.chats.groupIndexOf(groupId);
-  if (group < 0) throw notFound('chat');
   for (const attachment of attachments) {
     if (!conversations.hasContent(attachment.contentType, attachment.contentId))
       throw notFound('media offer');
   }
+  return { content, attachments };
+}
+
+/** Sends a message in one of the creator's chats: `{type: 1, groupId, content, attachments, ...}`. */
+function sendMessage(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  const groupId = requiredBodyId(body, 'groupId');
+  if ((body.type ?? 1) !== 1) throw invalidField('type');
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const group = conversations.chats.groupIndexOf(groupId);
+  // The chat is looked up first: an unknown chat is 404 whatever its body holds.
+  if (group < 0) throw notFound('chat');
+  const { content, attachments } = messageBody(ctx, body);
   return conversations.send(group, content, attachments, ctx.now);
 }
 
@@ -444,6 +463,7 @@ function tipsOfAccount(ctx: ApiContext): unknown {
  */
 function createGroup(ctx: ApiContext): unknown {
   const body = bodyObject(ctx.body);
+  if (body.type === GROUP_TYPE_BROADCAST) return createBroadcastGroup(ctx, body);
   if ((body.type ?? 1) !== 1) throw invalidField('type');
   const users = body.users;
   if (!Array.isArray(users) || users.length !== 2) throw invalidField('users');
@@ -494,11 +514,6 @@ function unlikeMessage(ctx: ApiContext): unknown {
   return removed;
 }
 
-function scheduledBroadcasts(ctx: ApiContext): unknown {
-  const state = ctx.core.world.state(ctx.creator);
-  return { scheduledBroadcastMessages: state.broadcasts, groups: state.recipientGroups };
-}
-
 export const chatRoutes: ApiRoute[] = [
   { method: 'GET', path: '/mediaoffers/location', auth: 'session', mediaOffer: true, handler: mediaOffers },
   { method: 'GET', path: '/messaging/groups', auth: 'session', handler: messagingGroups },
@@ -528,5 +543,4 @@ export const chatRoutes: ApiRoute[] = [
   { method: 'POST', path: '/account/ignore', auth: 'session', write: true, handler: setIgnoreFlags },
   { method: 'GET', path: '/tips/account', auth: 'session', handler: tipsOfAccount },
   { method: 'POST', path: '/message/typing', auth: 'session', write: true, handler: typing },
-  { method: 'GET', path: '/message/broadcast/scheduled', auth: 'session', handler: scheduledBroadcasts },
 ];

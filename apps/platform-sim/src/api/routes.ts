@@ -1,5 +1,7 @@
 import { accountRoutes } from './accounts';
 import { authRoutes } from './auth';
+import { automationRoutes } from './automations';
+import { broadcastRoutes } from './broadcasts';
 import { chatRoutes } from './chats';
 import { linkRoutes } from './links';
 import { listRoutes } from './lists';
@@ -14,6 +16,8 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...accountRoutes,
   ...listRoutes,
   ...chatRoutes,
+  ...automationRoutes,
+  ...broadcastRoutes,
   ...postRoutes,
   ...moneyRoutes,
   ...vaultRoutes,

@@ -28,6 +28,38 @@ const KNOWN_GROUP_FLAGS = Object.values(GROUP_FILTER_FLAGS).reduce((all, bit) =>
 export const GROUP_SORT = { newest: 1, oldest: 2, unread: 3 } as const;
 
 /**
+ * A message the creator sends (a chat message, a broadcast): `createdAt` Unix seconds with a
+ * fraction, each attachment pointing back at it, nothing read, liked or tipped yet.
+ */
+export function creatorMessage(
+  id: string,
+  groupId: string,
+  senderId: string,
+  content: string,
+  attachments: Omit<MessageAttachment, 'messageId'>[],
+  at: number,
+): Message {
+  return {
+    id,
+    type: 1,
+    dataVersion: 1,
+    groupId,
+    senderId,
+    content,
+    correlationId: '0',
+    createdAt: at / 1000,
+    deletedAt: null,
+    inReplyTo: null,
+    inReplyToRoot: null,
+    attachments: attachments.map((attachment) => ({ ...attachment, messageId: id })),
+    embeds: [],
+    interactions: [],
+    likes: [],
+    totalTipAmount: 0,
+  };
+}
+
+/**
  * Offer permission bits (GUESS, docs/upstream-decisions.md, message media; the gateway's
  * PERMISSION_BITS): 1 price (ppv), 2 following, 4 subscription tier, 128 private list. The other
  * bits of the public sources (8 tipped, 16 follow relation, 32 purchases, 64 subscription relation)
@@ -275,26 +307,17 @@ export class Conversations {
     now: number,
   ): Message {
     const id = this.ids.next(Kind.message);
-    const message: Message = {
+    const message = creatorMessage(
       id,
-      type: 1,
-      dataVersion: 1,
-      groupId: this.chats.groupId(group),
-      senderId: this.world.accountId,
+      this.chats.groupId(group),
+      this.world.accountId,
       content,
-      correlationId: '0',
-      createdAt: now / 1000,
-      deletedAt: null,
-      inReplyTo: null,
-      inReplyToRoot: null,
-      attachments: attachments.map((attachment) => ({ ...attachment, messageId: id })),
-      embeds: [],
-      interactions: [
-        { userId: this.world.fanId(this.chats.partnerFan(group)), deliveredAt: now + 300, readAt: null },
-      ],
-      likes: [],
-      totalTipAmount: 0,
-    };
+      attachments,
+      now,
+    );
+    message.interactions = [
+      { userId: this.world.fanId(this.chats.partnerFan(group)), deliveredAt: now + 300, readAt: null },
+    ];
     const list = this.state.sentMessages.get(group) ?? [];
     list.push(message);
     this.state.sentMessages.set(group, list);

@@ -15,6 +15,14 @@ import type {
   VaultAlbum,
   Wall,
 } from '../records';
+import {
+  AUDIENCE_FLAGS,
+  type AudienceSpec,
+  BROADCAST_STATUS_SCHEDULED,
+  broadcastGroup,
+  type SentBroadcast,
+  seedSentBroadcasts,
+} from './broadcasts';
 import { type CreatorWorld, DAY_MS, HOUR_MS, MINUTE_MS } from './creator';
 
 export const ALBUM_TYPE_ALL = 38000;
@@ -31,10 +39,6 @@ export const TRACKING_LINK_DEFAULT = 1;
 export const TRACKING_LINK_CUSTOM = 2;
 export const PAYOUT_STATUS_ACTIVE = 1;
 export const PAYOUT_STATUS_DELETED = 3;
-export const BROADCAST_STATUS_SCHEDULED = 1;
-/** Recipient types of a mass-message group (sandbox choice): a subscription tier or a list. */
-export const RECIPIENT_TIER = 1;
-export const RECIPIENT_LIST = 2;
 
 const WALL_NAMES = ['Posts', 'Exclusive', 'Behind the Scenes', 'Archive'] as const;
 const LIST_LABELS = ['VIP', 'Big tippers', 'New this month', 'Custom requests'] as const;
@@ -102,6 +106,12 @@ export class CreatorState {
   readonly trackingLinks = new Map<string, TrackingLink>();
   readonly broadcasts: ScheduledBroadcastMessage[] = [];
   readonly recipientGroups: RecipientGroup[] = [];
+  /** The audience of each broadcast group, by group id (what a broadcast to it reaches). */
+  readonly audiences = new Map<string, AudienceSpec>();
+  /** Broadcasts that went out, newest first (seeded history, then sent ones). */
+  readonly sentBroadcasts: SentBroadcast[] = [];
+  /** Scheduled broadcasts whose time came: they left `broadcasts`, an edit of them is refused. */
+  readonly sentScheduled = new Set<string>();
   readonly posts = new Map<string, Post>();
   /** The creator's reaction per message id. */
   readonly reactions = new Map<string, Reaction>();
@@ -134,6 +144,10 @@ export class CreatorState {
     this.seedPayoutMethods();
     this.seedTrackingLinks();
     this.seedBroadcasts();
+    for (const sent of seedSentBroadcasts(this)) {
+      this.sentBroadcasts.push(sent);
+      this.sentById.set(sent.message.id, sent.message);
+    }
   }
 
   private get accountId(): string {
@@ -354,29 +368,15 @@ export class CreatorState {
       const groupId = encodeId(createdAt, w.namespace, Kind.broadcastGroup);
       const tier = w.tiers[b % w.tiers.length];
       const list = lists[b % Math.max(1, lists.length)];
-      const recipients: RecipientGroup['recipients'] = [];
-      if (tier)
-        recipients.push({ groupId, recipientId: tier.id, type: RECIPIENT_TIER, permissionFlags: null });
-      if (list && b % 2 === 1)
-        recipients.push({ groupId, recipientId: list.list.id, type: RECIPIENT_LIST, permissionFlags: null });
-      this.recipientGroups.push({
-        id: groupId,
-        type: 3,
-        groupFlags: 0,
-        groupFlagsMetadata: '{}',
-        createdBy: this.accountId,
-        users: [
-          {
-            groupId,
-            userId: this.accountId,
-            type: 0,
-            permissionFlags: 0,
-            userSettings: { customName: BROADCAST_NAMES[b] ?? null, hidden: true },
-          },
-        ],
-        permissionFlags: [],
-        recipients,
-      });
+      const spec: AudienceSpec = {
+        groupFlags: tier ? AUDIENCE_FLAGS.renewOn | AUDIENCE_FLAGS.renewOff : AUDIENCE_FLAGS.followers,
+        tierId: tier?.id ?? null,
+        includeListIds: list && b % 2 === 1 ? [list.list.id] : [],
+        excludeListIds: [],
+        excludeUserIds: [],
+      };
+      this.recipientGroups.push(broadcastGroup(groupId, this.accountId, spec, BROADCAST_NAMES[b] ?? null));
+      this.audiences.set(groupId, spec);
       const withMedia = b % 2 === 0;
       const template = {
         type: 1,

@@ -1,5 +1,6 @@
 import { decodeId, Kind, RuntimeIds } from '../ids';
 import type { PlatformProfile } from '../records';
+import { Broadcasts } from './broadcasts';
 import { ChatIndex } from './chats';
 import { Conversations } from './conversations';
 import { CreatorWorld } from './creator';
@@ -80,6 +81,11 @@ export class World {
   /** The creator's chats with what was written since laid over them (sent, deleted, offers). */
   conversations(creator: number): Conversations {
     return new Conversations(this.chats(creator), this.state(creator), this.ids);
+  }
+
+  /** The creator's mass messages: audience groups, broadcasts, their history. */
+  broadcasts(creator: number): Broadcasts {
+    return new Broadcasts(this.conversations(creator), this.state(creator), this.ids);
   }
 
   /** Drops every change: the next use rebuilds each creator's state from the seed. */

@@ -2,17 +2,13 @@ import { GatewayError, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { type OfferAttachment, offerAttachments } from '../common/media-offer';
 import { checkMediaPermissions, mediaPermissionFields } from '../common/media-permissions';
-import { Message } from '../common/message';
+import { Message, MessageText, outgoingMessage } from '../common/message';
 import { isRefusal } from '../common/platform-refusal';
-import { AccountParams, EXAMPLE_ACCOUNT_ID, NonBlank, PlatformId } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
-/** The platform takes at most this much message text (sandbox README, `POST /message`). */
-export const MAX_MESSAGE_CHARS = 5000;
-const MESSAGE_TYPE_ORDINARY = 1;
-
 const SendBody = Type.Object({
-  content: NonBlank('the message text; not empty or only whitespace', { maxLength: MAX_MESSAGE_CHARS }),
+  content: MessageText,
   ...mediaPermissionFields,
 });
 
@@ -55,19 +51,7 @@ export const chatMessagesSend = defineOperation({
       attachments = await offerAttachments(body, account?.platformAccountId ?? '', call);
     }
     try {
-      const sent = await call('messageSend', {
-        body: {
-          type: MESSAGE_TYPE_ORDINARY,
-          groupId,
-          content: body.content,
-          attachments,
-          likes: [],
-          scheduledFor: 0,
-          inReplyTo: null,
-          // Unix seconds, with a fraction, as the platform's own client sends it.
-          createdAt: Date.now() / 1000,
-        },
-      });
+      const sent = await call('messageSend', { body: outgoingMessage(groupId, body.content, attachments) });
       return upstreamData(Message.from(sent));
     } catch (error) {
       if (isRefusal(error))

@@ -1,6 +1,15 @@
 import { Reaction } from '../messages-like/operation';
 import type { Raw } from './coerce';
+import type { OfferAttachment } from './media-offer';
 import { f, type RecordValue, record } from './record';
+import { NonBlank } from './schemas';
+
+/** The platform takes at most this much message text (sandbox README, `POST /message`). */
+export const MAX_MESSAGE_CHARS = 5000;
+/** A message's text (a chat message, a mass message): not empty or only whitespace. */
+export const MessageText = NonBlank('the message text; not empty or only whitespace', {
+  maxLength: MAX_MESSAGE_CHARS,
+});
 
 /** The message an attachment or an interaction belongs to: the platform may leave it to its message. */
 const messageIdOr = (raw: Raw, message: Raw) => raw.messageId ?? message.id ?? null;
@@ -48,3 +57,28 @@ export const Message = record({
   deletedAt: f.optional(f.number('Unix seconds; present only on a deleted message')),
 });
 export type Message = RecordValue<typeof Message>;
+
+export const MESSAGE_TYPE_ORDINARY = 1;
+
+/**
+ * The body of a message the creator sends (`POST /message`, `POST /message/broadcast`), as the
+ * platform's own client builds it: `scheduledFor` 0 sends at once, `createdAt` is Unix seconds with
+ * a fraction.
+ */
+export function outgoingMessage(
+  groupId: string,
+  content: string,
+  attachments: OfferAttachment[],
+  scheduledFor = 0,
+): Record<string, unknown> {
+  return {
+    type: MESSAGE_TYPE_ORDINARY,
+    groupId,
+    content,
+    attachments,
+    likes: [],
+    scheduledFor,
+    inReplyTo: null,
+    createdAt: Date.now() / 1000,
+  };
+}

@@ -3,3 +3,6 @@
  * conversion the gateway makes when it writes a price (contract, Units: mills = round(dollars × 1000)).
  */
 export const dollarsToMills = (dollars: number): number => Math.round(dollars * 1000);
+
+/** Platform mills → the dollars a record repeats from a request (automated message tipAmount). */
+export const millsToDollars = (mills: number): number => mills / 1000;

@@ -12,6 +12,17 @@ export const AccountParams = Type.Object({
  */
 export const EXAMPLE_ACCOUNT_ID = 'acct_7Qm2Xc9LpR4vN8sK1tW6bZ';
 
+/** The clock examples take their times from; the generated docs pin it, so they do not change daily. */
+export const exampleClock = { now: (): number => Date.now() };
+
+const HOUR_MS = 3_600_000;
+/**
+ * A time `days` ahead, on the hour, for an example whose field must lie in the future: read from an
+ * example's getter, it is valid whenever the example is read.
+ */
+export const exampleTimeAhead = (days: number): number =>
+  Math.ceil((exampleClock.now() + days * 24 * HOUR_MS) / HOUR_MS) * HOUR_MS;
+
 /** The `params` of an example of an operation whose only path parameter is the account. */
 export const accountExample = { accountId: EXAMPLE_ACCOUNT_ID };
 
