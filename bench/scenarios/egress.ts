@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { type LocalProxy, startProxy } from '../../scripts/lib/tinyproxy';
+import { readFileSync } from 'node:fs';
+import { type LocalProxy, type ProxyKind, startProxy } from '../../scripts/lib/proxy';
 import { CpuMeter, cpuLine, processCpuMs } from '../lib/cpu';
 import { rateOf, runLoad, unexpected } from '../lib/load';
 import { median, ms, num, type Row, verdict } from '../lib/report';
@@ -33,10 +32,11 @@ interface Seen {
 
 /** One pair's measurements: a direct and a proxied gateway against one sandbox. */
 interface Pair {
+  proxy: ProxyKind;
   platform: Platform;
   platformUrl: string;
   max: Record<Side, Measured[]>;
-  /** tinyproxy's CPU (% of one core) during each run, when /proc has it. */
+  /** The proxy's CPU (% of one core) during each run, when /proc has it. */
   proxyCpu: Record<Side, Array<number | undefined>>;
   seen: Record<Side, Seen>;
 }
@@ -48,27 +48,6 @@ interface Shape {
   warmupMs: number;
   durationMs: number;
   env: Record<string, string>;
-}
-
-/** Ids of this process's children named `comm` (the tinyproxy it spawned), from /proc. */
-function childPids(comm: string): number[] {
-  const pids: number[] = [];
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (name === comm && parent === process.pid) pids.push(Number(entry));
-      } catch {
-        // The process ended between the listing and the read.
-      }
-    }
-  } catch {
-    // No /proc: no CPU reading for the proxy.
-  }
-  return pids;
 }
 
 /** True while the process runs (not gone, not a zombie). */
@@ -99,16 +78,22 @@ async function measurePair(
   platform: Platform,
   shape: Shape,
   proxy: LocalProxy,
-  proxyPids: number[],
-  checkProxy: (when: string) => void,
   cert: LocalCert,
 ): Promise<Pair> {
   const { log } = context;
   const { accounts, connections, warmupMs, durationMs } = shape;
+  const pid = proxy.pid();
+  /** A proxy that died mid-run would pass for a slow one: stop the scenario instead. */
+  const checkProxy = (when: string) => {
+    if (pid === undefined || !running(pid))
+      throw new Error(
+        `${proxy.kind} is no longer running ${when}; its log: ${proxy.log().trim().split('\n').slice(-5).join(' | ')}`,
+      );
+  };
   const scope = new Scope();
   try {
     const sandbox = await startSandbox(2 * accounts, context.cpuProfDir, {
-      name: `sandbox-${platform}`,
+      name: `sandbox-${proxy.kind}-${platform}`,
       ...(platform === 'https' ? { tls: cert } : {}),
     });
     scope.defer(() => sandbox.stop());
@@ -118,7 +103,7 @@ async function measurePair(
     const env = { ...shape.env, ...(platform === 'https' ? { NODE_EXTRA_CA_CERTS: cert.certPath } : {}) };
     const start = async (side: Side): Promise<Gateway> => {
       const gateway = await startGateway({
-        scenario: `EGRESS-${platform}-${side}`,
+        scenario: `EGRESS-${proxy.kind}-${platform}-${side}`,
         redisUrl: context.redis.url,
         platformUrl: sandbox.url,
         env: side === 'proxied' ? { ...env, EGRESS_PROXIES: JSON.stringify({ US: [proxy.url] }) } : env,
@@ -168,9 +153,7 @@ async function measurePair(
       for (const side of order) {
         const gateway = gateways[side];
         log(`${platform}: max throughput, ${side}, ${connections} connections, ${durationMs / 1000} s`);
-        const meter = new CpuMeter(
-          Object.fromEntries(proxyPids.map((pid) => [String(pid), () => processCpuMs(pid)])),
-        );
+        const meter = new CpuMeter(pid === undefined ? {} : { [String(pid)]: () => processCpuMs(pid) });
         await meter.begin();
         const measured = await measuredLoad(
           loadSpec(gateway, paths[side], {
@@ -211,7 +194,7 @@ async function measurePair(
       throw new Error(
         `${platform} platform: the direct gateway's platform calls came through the proxy: ${addressLine(seen.direct)}`,
       );
-    return { platform, platformUrl: sandbox.url, max, proxyCpu, seen };
+    return { proxy: proxy.kind, platform, platformUrl: sandbox.url, max, proxyCpu, seen };
   } finally {
     await scope.close();
   }
@@ -222,18 +205,77 @@ const PATH_NAMES: Record<Platform, string> = {
   http: 'http platform (forwarding)',
 };
 
+/** The pairs, in order: the judged one (squid, https, as the real platform) first. */
+const PAIRS: readonly { proxy: ProxyKind; platform: Platform; judged: boolean }[] = [
+  { proxy: 'squid', platform: 'https', judged: true },
+  { proxy: 'squid', platform: 'http', judged: false },
+  { proxy: 'tinyproxy', platform: 'https', judged: false },
+];
+
+/** Its warnings and errors, but those every start writes (tinyproxy: no `User`, the probe's close). */
+function proxyWarnings(proxy: LocalProxy): string[] {
+  return proxy
+    .log()
+    .split('\n')
+    .filter((line) => /^(WARNING|ERROR)|\| (WARNING|ERROR)/.test(line))
+    .filter((line) => !/UserName|closed socket before read/.test(line));
+}
+
+/** One pair's figures: each side's median throughput and p50, their ratio, the proxy's CPU. */
+function figures(pair: Pair) {
+  const direct = median(pair.max.direct.map(rate));
+  const proxied = median(pair.max.proxied.map(rate));
+  const p50 = (side: Side) => median(pair.max[side].map((m) => m.result.latencyMs.p50));
+  const cpu = (side: Side) => {
+    const readings = pair.proxyCpu[side].filter((value) => value !== undefined);
+    return readings.length > 0 ? `${median(readings)}%` : 'not read';
+  };
+  return { direct, proxied, ratio: proxied / direct, p50, cpu };
+}
+
+function pairNotes(pair: Pair, bind: string): string[] {
+  const { direct, proxied, ratio, p50, cpu } = figures(pair);
+  const name = `EGRESS ${pair.proxy} ${pair.platform}`;
+  const notes = [
+    `${name} (${PATH_NAMES[pair.platform]}): proxied ${num(proxied)} req/s, direct ${num(direct)} (ratio ${num(ratio, 2)}); p50 proxied ${ms(p50('proxied'))}, direct ${ms(p50('direct'))} (medians); ${pair.proxy} ${cpu('proxied')} of one core during the proxied runs, ${cpu('direct')} during the direct ones`,
+  ];
+  for (const side of ['direct', 'proxied'] as const)
+    pair.max[side].forEach((m, i) => {
+      const proxyCpu = pair.proxyCpu[side][i];
+      notes.push(
+        `${name} ${side} run ${i + 1}: ${num(rate(m))} req/s; ${statusLine(m.result)}; p50 ${ms(m.result.latencyMs.p50)}, p99 ${ms(
+          m.result.latencyMs.p99,
+        )}; CPU (% of one core): ${cpuLine(m.cpu)}${proxyCpu === undefined ? '' : `, ${pair.proxy} ${proxyCpu}%`}`,
+      );
+    });
+  notes.push(
+    `${name} platform calls by remote address at the sandbox: proxied gateway's accounts ${addressLine(pair.seen.proxied)} (${num(
+      (100 * pair.seen.proxied.fromProxy) / pair.seen.proxied.total,
+      1,
+    )} % from the proxy's ${bind}); direct gateway's accounts ${addressLine(pair.seen.direct)}`,
+  );
+  return notes;
+}
+
+const detail = (m: Measured, proxyCpu: number | undefined) => ({
+  ...brief(m.result),
+  cpu: { ...m.cpu, ...(proxyCpu === undefined ? {} : { proxy: proxyCpu }) },
+  waiting: m.waiting,
+});
+
 /**
- * EGRESS: what one egress proxy hop costs the gateway's throughput, on both of the proxy's paths.
- * S1's max-throughput load (closed loop, 50 connections, `GET /me` round-robin) against two gateways
- * on the same sandbox and Redis: one calling the platform directly, one whose accounts leave through
- * one local tinyproxy. Twice: with the sandbox on https, as the real platform is (the gateway opens
- * a CONNECT tunnel per pooled connection and keeps it: the production path, and the target), then on
- * plain http, where the proxy forwards each request (reported: tinyproxy closes every client
- * connection after one response, so each call pays two new connections and a proxy thread).
+ * EGRESS: what one egress proxy hop costs the gateway's throughput. S1's max-throughput load (closed
+ * loop, 50 connections, `GET /me` round-robin) against two gateways on the same sandbox and Redis:
+ * one calling the platform directly, one whose accounts leave through one local proxy. Judged: squid
+ * with the sandbox on https, as the real platform is (the gateway opens a CONNECT tunnel per pooled
+ * connection and keeps it). Reported: squid forwarding plain http, and tinyproxy on https, which
+ * sets no TCP_NODELAY, so a response the platform writes in two pieces stalls for the client's
+ * delayed ACK (about 40 ms) in between.
  */
 export const egress: Scenario = {
   name: 'EGRESS',
-  title: 'proxy hop: S1 throughput through one local proxy vs direct (https tunnel, http forwarding)',
+  title:
+    'proxy hop: S1 throughput through one local proxy vs direct (squid https tunnel; reported: http forwarding, tinyproxy)',
   async run(context) {
     const { quick } = context;
     const shape: Shape = {
@@ -249,122 +291,45 @@ export const egress: Scenario = {
     try {
       const cert = makeLocalCert();
       scope.defer(async () => cert.remove());
-      const proxy = await startProxy({ bind: '127.0.0.2' });
-      const proxyPids = childPids('tinyproxy');
-      // Its folder, from its command line (`-d -c <dir>/tinyproxy.conf`).
-      const proxyDirs = proxyPids.flatMap((pid) => {
-        try {
-          const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-          const config = args[args.indexOf('-c') + 1];
-          return config ? [dirname(config)] : [];
-        } catch {
-          return [];
-        }
-      });
-      scope.defer(async () => {
-        // `remove` waits for the process to exit, which never comes for one already killed by a
-        // signal: then only its folder is left to remove.
-        if (proxyPids.length === 0 || proxyPids.some(running)) return proxy.remove();
-        for (const dir of proxyDirs) rmSync(dir, { recursive: true, force: true });
-      });
-      /** A proxy that died mid-run would pass for a slow one: stop the scenario instead. */
-      const checkProxy = (when: string) => {
-        const gone = proxyPids.filter((pid) => !running(pid));
-        if (gone.length > 0)
-          throw new Error(
-            `tinyproxy (pid ${gone.join(', ')}) is no longer running ${when}; its log: ${proxy.log().trim().split('\n').slice(-5).join(' | ')}`,
-          );
-      };
-      context.log(
-        `tinyproxy ${proxy.label}, leaving from ${proxy.bind}; the https pair first, then the http one`,
-      );
-
       const pairs: Pair[] = [];
-      for (const platform of ['https', 'http'] as const)
-        pairs.push(await measurePair(context, platform, shape, proxy, proxyPids, checkProxy, cert));
+      const notes: string[] = [];
+      const binds = new Map<ProxyKind, string>();
+      for (const { proxy: kind, platform } of PAIRS) {
+        const proxy = await startProxy({ kind, bind: '127.0.0.2' });
+        binds.set(kind, proxy.bind);
+        try {
+          context.log(`${kind} ${proxy.label}, leaving from ${proxy.bind}: the ${platform} pair`);
+          pairs.push(await measurePair(context, platform, shape, proxy, cert));
+          const warnings = proxyWarnings(proxy);
+          if (warnings.length > 0)
+            notes.push(
+              `EGRESS ${kind} logged ${warnings.length} warnings or errors, the last: ${warnings.slice(-3).join(' | ')}`,
+            );
+        } finally {
+          await proxy.remove();
+        }
+      }
 
-      // Its warnings and errors, but the two every start writes: no `User` in the config, and the
-      // readiness probe's connection closed unread.
-      const proxyLog = proxy
-        .log()
-        .split('\n')
-        .filter((line) => /^(WARNING|ERROR)/.test(line) && !/UserName|closed socket before read/.test(line));
-
-      const figures = (pair: Pair) => {
-        const direct = median(pair.max.direct.map(rate));
-        const proxied = median(pair.max.proxied.map(rate));
-        const p50 = (side: Side) => median(pair.max[side].map((m) => m.result.latencyMs.p50));
-        const cpu = (side: Side) => {
-          const readings = pair.proxyCpu[side].filter((value) => value !== undefined);
-          return readings.length > 0 ? median(readings) : undefined;
-        };
-        return {
-          direct,
-          proxied,
-          ratio: proxied / direct,
-          p50: { direct: p50('direct'), proxied: p50('proxied') },
-          cpu,
-        };
-      };
-      const rows: Row[] = pairs.map((pair) => {
+      const rows: Row[] = pairs.map((pair, n) => {
         const { direct, proxied, ratio } = figures(pair);
-        const target = pair.platform === 'https';
+        const judged = PAIRS[n]?.judged === true;
         return {
           scenario: 'EGRESS',
-          metric: `throughput through one proxy, ${PATH_NAMES[pair.platform]}, req/s (${connections} conn, ${num(accounts)} accounts)`,
+          metric: `throughput through one ${pair.proxy}, ${PATH_NAMES[pair.platform]}, req/s (${connections} conn, ${num(accounts)} accounts)`,
           gateway: num(proxied),
           baseline: num(direct),
           ratio: num(ratio, 2),
-          target: target ? '≥ 0.80' : 'reported',
-          verdict: target ? verdict(ratio >= 0.8) : 'n/a',
+          target: judged ? '≥ 0.80' : 'reported',
+          verdict: judged ? verdict(ratio >= 0.8) : 'n/a',
           values: { gateway: proxied, baseline: direct, ratio },
         };
       });
-
-      const notes: string[] = [];
-      for (const pair of pairs) {
-        const { direct, proxied, ratio, p50, cpu } = figures(pair);
-        const cpuText = (side: Side) => {
-          const value = cpu(side);
-          return value === undefined ? 'not read' : `${value}%`;
-        };
-        notes.push(
-          `EGRESS ${PATH_NAMES[pair.platform]}: proxied ${num(proxied)} req/s, direct ${num(direct)} (ratio ${num(ratio, 2)}); p50 proxied ${ms(p50.proxied)}, direct ${ms(p50.direct)} (medians); tinyproxy ${cpuText('proxied')} of one core during the proxied runs, ${cpuText('direct')} during the direct ones`,
-        );
-        for (const side of ['direct', 'proxied'] as const)
-          pair.max[side].forEach((m, i) => {
-            const tinyproxy = pair.proxyCpu[side][i];
-            notes.push(
-              `EGRESS ${pair.platform} ${side} run ${i + 1}: ${num(rate(m))} req/s; ${statusLine(m.result)}; p50 ${ms(
-                m.result.latencyMs.p50,
-              )}, p99 ${ms(m.result.latencyMs.p99)}; CPU (% of one core): ${cpuLine(m.cpu)}${
-                tinyproxy === undefined ? '' : `, tinyproxy ${tinyproxy}%`
-              }`,
-            );
-          });
-        notes.push(
-          `EGRESS ${pair.platform} platform calls by remote address at the sandbox: proxied gateway's accounts ${addressLine(
-            pair.seen.proxied,
-          )} (${num((100 * pair.seen.proxied.fromProxy) / pair.seen.proxied.total, 1)} % from the proxy's ${proxy.bind}); direct gateway's accounts ${addressLine(pair.seen.direct)}`,
-        );
-      }
-      notes.push(
-        'EGRESS http platform (forwarding) is reported, not judged: tinyproxy closes each client connection after one forwarded response, so every call through it pays a new connection to the proxy, a new one from the proxy to the sandbox and a proxy thread. The real platform is https: the gateway opens one CONNECT tunnel per pooled connection and keeps it (the ≥ 0.80 row).',
-      );
+      for (const pair of pairs) notes.push(...pairNotes(pair, binds.get(pair.proxy) ?? ''));
       const errors = pairs
         .flatMap((pair) => [...pair.max.direct, ...pair.max.proxied])
         .reduce((sum, m) => sum + unexpected(m.result, ['200']), 0);
       if (errors > 0)
         notes.push(`EGRESS: ${errors} answers were not 200 during the runs (see statuses above)`);
-      if (proxyLog.length > 0)
-        notes.push(
-          `EGRESS tinyproxy logged ${proxyLog.length} warnings or errors, the last: ${proxyLog.slice(-3).join(' | ')}`,
-        );
-      const detail = (m: Measured, tinyproxy: number | undefined) => ({
-        ...brief(m.result),
-        cpu: { ...m.cpu, ...(tinyproxy === undefined ? {} : { tinyproxy }) },
-        waiting: m.waiting,
-      });
       return {
         rows,
         notes,
@@ -373,21 +338,17 @@ export const egress: Scenario = {
           connections,
           warmupMs: shape.warmupMs,
           durationMs: shape.durationMs,
-          proxy: { label: proxy.label, bind: proxy.bind },
-          ...Object.fromEntries(
-            pairs.map((pair) => [
-              pair.platform,
-              {
-                path: PATH_NAMES[pair.platform],
-                platformUrl: pair.platformUrl,
-                max: {
-                  direct: pair.max.direct.map((m, i) => detail(m, pair.proxyCpu.direct[i])),
-                  proxied: pair.max.proxied.map((m, i) => detail(m, pair.proxyCpu.proxied[i])),
-                },
-                remoteAddresses: { direct: pair.seen.direct.byAddress, proxied: pair.seen.proxied.byAddress },
-              },
-            ]),
-          ),
+          pairs: pairs.map((pair) => ({
+            proxy: pair.proxy,
+            platform: pair.platform,
+            path: PATH_NAMES[pair.platform],
+            platformUrl: pair.platformUrl,
+            max: {
+              direct: pair.max.direct.map((m, i) => detail(m, pair.proxyCpu.direct[i])),
+              proxied: pair.max.proxied.map((m, i) => detail(m, pair.proxyCpu.proxied[i])),
+            },
+            remoteAddresses: { direct: pair.seen.direct.byAddress, proxied: pair.seen.proxied.byAddress },
+          })),
         },
       };
     } finally {

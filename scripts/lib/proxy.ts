@@ -1,18 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A real HTTP proxy (Debian's tinyproxy) on a loopback port, leaving from an address of its own. */
+/** The proxy servers this launches: Debian's tinyproxy, or squid (the common production proxy). */
+export type ProxyKind = 'tinyproxy' | 'squid';
+
+/** A real HTTP proxy on a loopback port, leaving from an address of its own. */
 export interface LocalProxy {
+  readonly kind: ProxyKind;
   /** `http://[user:pass@]127.0.0.1:<port>`, as EGRESS_PROXIES takes it. */
   readonly url: string;
   /** `127.0.0.1:<port>`, what the gateway shows as the egress. */
   readonly label: string;
-  /** The outgoing address the platform sees (tinyproxy's `Bind`). */
+  /** The outgoing address the platform sees (tinyproxy's `Bind`, squid's `tcp_outgoing_address`). */
   readonly bind: string;
-  /** What tinyproxy logged (warnings and errors). */
+  /** The running server's process id (undefined while stopped). */
+  pid(): number | undefined;
+  /** What it logged (warnings and errors). */
   log(): string;
   start(): Promise<void>;
   /** Kills it (SIGKILL); `start` again on the same port. */
@@ -21,16 +27,19 @@ export interface LocalProxy {
   remove(): Promise<void>;
 }
 
+interface Launch {
+  /** The configuration file's text. */
+  config: string;
+  /** The command and its arguments, given the configuration file's path. */
+  command: (configPath: string) => [string, string[]];
+}
+
 /**
- * Starts tinyproxy on a free loopback port with outgoing address `bind` (127.0.0.0/8 is all
- * loopback), with basic auth when `auth` is given. `stop` and `start` keep the port.
+ * tinyproxy: basic auth when asked. It sets no TCP_NODELAY on its sockets, so a response the server
+ * writes in two pieces waits for the client's delayed ACK (about 40 ms) between them; and it closes
+ * every client connection after one forwarded (http) response.
  */
-export async function startProxy(options: {
-  bind: string;
-  auth?: { user: string; password: string };
-}): Promise<LocalProxy> {
-  const dir = mkdtempSync(join(tmpdir(), 'cg-proxy-'));
-  const port = await freePort();
+function tinyproxy(dir: string, port: number, options: ProxyOptions): Launch {
   const config = [
     `Port ${port}`,
     'Listen 127.0.0.1',
@@ -38,28 +47,79 @@ export async function startProxy(options: {
     'Timeout 30',
     'MaxClients 512',
     'LogLevel Warning',
-    `LogFile "${join(dir, 'tinyproxy.log')}"`,
-    `PidFile "${join(dir, 'tinyproxy.pid')}"`,
+    `LogFile "${join(dir, 'proxy.log')}"`,
+    `PidFile "${join(dir, 'proxy.pid')}"`,
     'DisableViaHeader Yes',
     ...(options.auth ? [`BasicAuth ${options.auth.user} ${options.auth.password}`] : []),
-  ].join('\n');
-  writeFileSync(join(dir, 'tinyproxy.conf'), `${config}\n`);
+  ];
+  return { config: config.join('\n'), command: (path) => ['tinyproxy', ['-d', '-c', path]] };
+}
+
+/** squid, in the foreground, caching nothing, keeping connections to clients and servers alive. */
+function squid(dir: string, port: number, options: ProxyOptions): Launch {
+  if (options.auth) throw new Error('squid is started without authentication here; use tinyproxy for auth');
+  const config = [
+    `http_port 127.0.0.1:${port}`,
+    'http_access allow all',
+    `tcp_outgoing_address ${options.bind}`,
+    'cache deny all',
+    'cache_mem 8 MB',
+    'max_filedescriptors 8192',
+    'pinger_enable off',
+    'via off',
+    'forwarded_for delete',
+    'access_log none',
+    `cache_log ${join(dir, 'proxy.log')}`,
+    `pid_filename ${join(dir, 'proxy.pid')}`,
+    `coredump_dir ${dir}`,
+    'shutdown_lifetime 0 seconds',
+  ];
+  return { config: config.join('\n'), command: (path) => ['squid', ['-N', '-f', path]] };
+}
+
+const LAUNCHERS: Record<ProxyKind, (dir: string, port: number, options: ProxyOptions) => Launch> = {
+  tinyproxy,
+  squid,
+};
+
+interface ProxyOptions {
+  bind: string;
+  auth?: { user: string; password: string };
+}
+
+/**
+ * Starts a proxy (tinyproxy unless `kind` says squid) on a free loopback port with outgoing address
+ * `bind` (127.0.0.0/8 is all loopback), with basic auth when `auth` is given (tinyproxy only).
+ * `stop` and `start` keep the port.
+ */
+export async function startProxy(options: ProxyOptions & { kind?: ProxyKind }): Promise<LocalProxy> {
+  const kind = options.kind ?? 'tinyproxy';
+  const dir = mkdtempSync(join(tmpdir(), `cg-${kind}-`));
+  // squid started as root runs as its own user, which writes its log and pid file here.
+  chmodSync(dir, 0o777);
+  const port = await freePort();
+  const launch = LAUNCHERS[kind](dir, port, options);
+  const configPath = join(dir, 'proxy.conf');
+  writeFileSync(configPath, `${launch.config}\n`);
   const userinfo = options.auth ? `${options.auth.user}:${options.auth.password}@` : '';
   let child: ChildProcess | undefined;
   const proxy: LocalProxy = {
+    kind,
     url: `http://${userinfo}127.0.0.1:${port}`,
     label: `127.0.0.1:${port}`,
     bind: options.bind,
+    pid: () => child?.pid,
     log: () => {
       try {
-        return readFileSync(join(dir, 'tinyproxy.log'), 'utf8');
+        return readFileSync(join(dir, 'proxy.log'), 'utf8');
       } catch {
         return '';
       }
     },
     start: async () => {
-      child = spawn('tinyproxy', ['-d', '-c', join(dir, 'tinyproxy.conf')], { stdio: 'ignore' });
-      await waitUntilAccepting(port, 10_000);
+      const [command, args] = launch.command(configPath);
+      child = spawn(command, args, { stdio: 'ignore' });
+      await waitUntilAccepting(kind, port, 20_000);
     },
     stop: async () => {
       const running = child;
@@ -89,10 +149,10 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitUntilAccepting(port: number, timeoutMs: number): Promise<void> {
+async function waitUntilAccepting(kind: ProxyKind, port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await accepts(port))) {
-    if (Date.now() > deadline) throw new Error(`tinyproxy did not listen on ${port} within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`${kind} did not listen on ${port} within ${timeoutMs} ms`);
     await new Promise((done) => setTimeout(done, 50));
   }
 }
