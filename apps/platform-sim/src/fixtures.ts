@@ -27,6 +27,7 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
   const chats = world.chats(creator);
   const state = world.state(creator);
   const facts = creatorWorld.subscriptionFacts();
+  world.broadcasts(creator).deliverDue(Date.now());
 
   const chatIds: string[] = [];
   const unreadChatIds: string[] = [];
@@ -128,6 +129,11 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
     privateVideoMediaId: creatorWorld.mediaId(2),
     tierIds: creatorWorld.tiers.map((tier) => tier.id),
     postIds: [...state.posts.keys()],
+    // Broadcasts still to go out (their ids take PUT .../mass-messaging/scheduled/{id}), and sent ones.
+    scheduledBroadcastIds: state.broadcasts.map((broadcast) => broadcast.id),
+    sentBroadcastIds: state.sentBroadcasts
+      .filter((b) => b.message.deletedAt === null)
+      .map((b) => b.message.id),
     automatedMessageIds: automationsOf(state, world.ids)
       .list()
       .map((rule) => rule.id),
