@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { buildApi } from '@cg/api';
 import { createLogger, GatewayEnv, loadGatewayConfig } from '@cg/config';
 import { ERROR_STATUS, type ErrorCode, STATUS_NAMES } from '@cg/contract';
+import type { Events } from '@cg/events';
 import { exampleClock } from '@cg/operations';
 import { API_PREFIX, type EndpointDef, endpoints } from '@cg/platform-client';
 import { MAX_EXTRA_CREATORS } from '@cg/platform-sim';
@@ -348,16 +349,20 @@ async function loadApiDocument(): Promise<ApiDocument> {
   if (redis.status !== 'end')
     throw new Error(`the docs generator's Redis client is ${redis.status}, not closed`);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
-  const noQueue = new Proxy({} as OperationsQueue, {
-    get: (_target, key) => {
-      throw new Error(`the docs generator builds the API without a queue (queue.${String(key)} was used)`);
-    },
-  });
+  const without = <T extends object>(name: string) =>
+    new Proxy({} as T, {
+      get: (_target, key) => {
+        throw new Error(
+          `the docs generator builds the API without ${name} (${name}.${String(key)} was used)`,
+        );
+      },
+    });
   const app = await buildApi({
     config,
     redis,
     store: createStore(redis, 'docs', keyring),
-    queue: noQueue,
+    queue: without<OperationsQueue>('queue'),
+    events: without<Events>('events'),
     keyring,
     logger: createLogger({ level: 'silent', name: 'docs' }),
     egress: null,
@@ -743,6 +748,30 @@ const SETTING_GROUPS: [title: string, intro: string, names: string[]][] = [
       'EGRESS_COOLDOWN_MS',
     ],
   ],
+  [
+    'Events and webhooks',
+    'How long the event log keeps events, and how the webhook delivery process (apps/webhooks) sends them (README "Webhooks and events").',
+    [
+      'EVENT_RETENTION_HOURS',
+      'WEBHOOK_TIMEOUT_MS',
+      'WEBHOOK_RETRY_SCHEDULE',
+      'WEBHOOK_DISABLE_AFTER_HOURS',
+      'WEBHOOK_ALLOW_PRIVATE',
+      'WEBHOOK_CONCURRENCY',
+      'WEBHOOK_ENDPOINT_CONCURRENCY',
+    ],
+  ],
+  [
+    'Realtime listeners',
+    'Where the listener processes (apps/listener) open each account’s realtime connection, how many they hold, and how fast another takes over a dead one’s.',
+    [
+      'PLATFORM_WS_URL',
+      'LISTENER_FAILOVER_MS',
+      'LISTENER_CAPACITY',
+      'LISTENER_ROTATE_MS',
+      'LISTENER_PING_MS',
+    ],
+  ],
 ];
 
 /** For the settings whose schema has no description (a schema that gains one must lose its line here). */
@@ -763,6 +792,8 @@ const SANDBOX_NOTES: Record<string, string> = {
   SIM_TLS_CERT:
     'PEM certificate (chain): with `SIM_TLS_KEY` it serves https on the same port, as the real platform does; a private CA’s clients trust it with `NODE_EXTRA_CA_CERTS`',
   SIM_TLS_KEY: 'PEM private key of `SIM_TLS_CERT`; both or neither',
+  SIM_ACTIVITY_PER_MINUTE:
+    'random activity (messages, tips, follows, …) on the sandbox accounts from start, pushed to their realtime connections; 0: none',
 };
 
 /** What `pnpm start` does with each variable it reads (scripts/start-stack.ts). */
@@ -770,6 +801,7 @@ const STACK_NOTES: Record<string, string> = {
   WORKERS: 'how many worker processes it runs (one per core suits many slow platform calls)',
   SIM_PORT: 'the sandbox’s port; the sandbox’s URL becomes `PLATFORM_URL`',
   PLATFORM_URL: 'set: that platform, and no sandbox; unset: the sandbox is started',
+  PLATFORM_WS_URL: 'unset with the sandbox: the sandbox’s websocket (`ws://127.0.0.1:<SIM_PORT>/?v=3`)',
   REDIS_URL:
     'set: that Redis; unset: `127.0.0.1:6379` if it answers, else a `redis-server` from PATH with its data under `.local/redis`',
   PORT: 'the API’s port',
@@ -778,6 +810,8 @@ const STACK_NOTES: Record<string, string> = {
   GATEWAY_BOOTSTRAP_TENANT: 'printed with the key',
   ADMIN_PASSWORD: 'unset: generated once into `.local/admin-password` and printed',
   PLATFORM_SLUG: 'used in the printed API URL',
+  WEBHOOK_ALLOW_PRIVATE:
+    'unset: `true`, so a webhook receiver on this machine (http, loopback) can be tried; set `false` to check URLs as in production',
 };
 
 function settingType(schema: Schema): { type: string; allowed: string } {
@@ -948,6 +982,7 @@ const GUESS_NOTES: Record<string, string> = {
   automatedMessageDelete: `Behind \`DELETE /{accountId}/automated-messages/{automatedMessageId}\`. Not found in any public source; by the \`…/delete\` pattern of \`/message/delete\` and \`/vault/albums/delete\`. Decided: \`POST /message/automated/delete\` with \`{id}\`, answered by the deleted rule, which the gateway passes on as its record. An unknown rule, or one already deleted, is 404.`,
   tipsByAccount: `Behind \`GET /{accountId}/chats/{fanId}/tips\`. The route appears only as a probe with \`accountIds\`; its shape is not established. Decided: \`accountIds\` names one fan, paged by \`limit\`/\`offset\`, newest first; the answer is \`{tips: [{id, senderId, receiverId, amount, messageId, createdAt}], total, totalAmount}\`, \`amount\` and \`totalAmount\` in mills, \`createdAt\` in Unix ms, \`total\` the number of tips. The gateway answers \`totalAmount\` as the contract's \`total\`. A fan who is not the creator's is 404.`,
   broadcastScheduledUpdate: `Behind \`PUT /{accountId}/mass-messaging/scheduled/{scheduledMessageId}\`. Not found in any public source (the platform's own documentation says scheduled broadcasts can be edited). Decided: \`POST /message/broadcast/scheduled/{id}/update\` with \`{content, attachments, scheduledFor}\`, replacing the text, the media and the time (the audience group stays), answered by the scheduled broadcast with \`version\` increased. A scheduled time not in the future, or more than 180 days ahead, is 400 code 10; an unknown id is 404; one already sent is 403 code 20, which the gateway answers 409.`,
+  notifications: `Read by the listener after any gap in a realtime connection, to find what its frames would have told (upstream-extended.md 2.4, note 6). The route and its \`before\` (a notification id) and \`type\` (csv) query are seen; the answer is not. Decided: \`{notifications: [{id, type, accountId, correlationId, correlationGroupId, createdAt}], aggregationData: {tips, subscriptions, follows, orders}}\`, newest first, \`type\` = service × 1000 + N (7001 tip, 15006 new subscriber, 15007 expired subscription, 3002 follow, 3003 unfollow, 2007/2008 media purchase), \`correlationId\` the id (an order's \`orderId\`) of the record in \`aggregationData\` that the realtime event carried.`,
   trackingLinkUpsert: `Behind both \`POST\` (create) and \`PUT\` (update) \`/{accountId}/tracking-links\`. Decided: one endpoint, \`POST /trackinglinks\`; a body without \`id\` (\`{label, description}\`) creates a link and answers it, a body with \`id\` (\`{id, label?, description?}\`) updates that link and answers it in full, counters included. The default link (type 1) cannot be edited: 403.`,
 };
 

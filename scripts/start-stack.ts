@@ -1,7 +1,8 @@
 /**
  * `pnpm start`: the whole local stack in one command. Finds or starts Redis, starts the sandbox
- * platform (unless PLATFORM_URL names a real one), the API and the workers, waits until the API is
- * healthy, and prints where everything is with a usable API key. Ctrl-C stops it all.
+ * platform (unless PLATFORM_URL names a real one), the API, the workers, the listener and the webhook
+ * delivery, waits until the API is healthy, and prints where everything is with a usable API key.
+ * Ctrl-C stops it all.
  *
  * This orchestrator is the one script that reads the environment for the stack as a whole; each app
  * still parses its own configuration at start.
@@ -90,15 +91,21 @@ stopRedis = redis.stop;
 const port = env.PORT ?? '3000';
 const simPort = env.SIM_PORT ?? '4010';
 const platformUrl = env.PLATFORM_URL ?? `http://127.0.0.1:${simPort}`;
+// The sandbox serves the realtime websocket on its own port; a real platform's is its own setting.
+const platformWsUrl =
+  env.PLATFORM_WS_URL ?? (env.PLATFORM_URL ? undefined : `ws://127.0.0.1:${simPort}/?v=3`);
 const apiKey = env.GATEWAY_BOOTSTRAP_API_KEY ?? persisted('api-key', () => `cgk_${randomId(32)}`);
 const adminPassword = env.ADMIN_PASSWORD ?? persisted('admin-password', () => randomId(16));
 const shared = {
   REDIS_URL: redis.url,
   PLATFORM_URL: platformUrl,
+  ...(platformWsUrl ? { PLATFORM_WS_URL: platformWsUrl } : {}),
   ENCRYPTION_KEY: env.ENCRYPTION_KEY ?? persisted('encryption.key', generateKey),
   GATEWAY_BOOTSTRAP_API_KEY: apiKey,
   ADMIN_PASSWORD: adminPassword,
   PORT: port,
+  // Webhook receivers on this machine (http, loopback) can be tried locally.
+  WEBHOOK_ALLOW_PRIVATE: env.WEBHOOK_ALLOW_PRIVATE ?? 'true',
 };
 
 if (!env.PLATFORM_URL) {
@@ -109,6 +116,8 @@ start('api', 'apps/api/src/main.ts', shared);
 const workers = Number(env.WORKERS ?? '1');
 for (let i = 1; i <= workers; i++)
   start(workers === 1 ? 'worker' : `worker-${i}`, 'apps/worker/src/main.ts', shared);
+start('listener', 'apps/listener/src/main.ts', shared);
+start('webhooks', 'apps/webhooks/src/main.ts', shared);
 const apiUrl = `http://127.0.0.1:${port}`;
 await waitForHealthy(`${apiUrl}/healthz`);
 const egress = loadEgressPlan(loadGatewayConfig({ ...env, ...shared }));

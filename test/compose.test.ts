@@ -19,8 +19,15 @@ const compose = parse(readFileSync(resolve(root, 'docker-compose.yml'), 'utf8'))
 };
 
 describe('docker-compose.yml', () => {
-  it('runs redis, the sandbox, the API and the worker', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'redis', 'sandbox', 'worker']);
+  it('runs redis, the sandbox, the API, the worker, the listener and the webhook delivery', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'api',
+      'listener',
+      'redis',
+      'sandbox',
+      'webhooks',
+      'worker',
+    ]);
   });
 
   it('persists Redis with AOF and never evicts', () => {
@@ -33,6 +40,8 @@ describe('docker-compose.yml', () => {
     for (const [name, entry] of [
       ['api', 'apps/api/src/main.ts'],
       ['worker', 'apps/worker/src/main.ts'],
+      ['webhooks', 'apps/webhooks/src/main.ts'],
+      ['listener', 'apps/listener/src/main.ts'],
       ['sandbox', 'apps/platform-sim/src/main.ts'],
     ] as const) {
       expect(compose.services[name]?.build).toBe('.');
@@ -44,10 +53,11 @@ describe('docker-compose.yml', () => {
   it('publishes the documented ports and wires the gateway to Redis and the sandbox', () => {
     expect(compose.services.api?.ports).toContain('3000:3000');
     expect(compose.services.sandbox?.ports).toContain('4010:4010');
-    for (const name of ['api', 'worker']) {
+    for (const name of ['api', 'worker', 'listener', 'webhooks']) {
       const env = compose.services[name]?.environment ?? {};
       expect(env.REDIS_URL).toBe('redis://redis:6379');
       expect(env.PLATFORM_URL).toBe('http://sandbox:4010');
+      expect(env.PLATFORM_WS_URL).toBe('ws://sandbox:4010/?v=3');
       expect(env.ENCRYPTION_KEY).toBeDefined();
     }
   });

@@ -7,14 +7,20 @@ const root = resolve(import.meta.dirname, '../..');
  * A worker in a process of its own, so a test can SIGKILL or SIGTERM it like an operator would.
  * With `output`, every line it writes (at `LOG_LEVEL` debug) goes there instead of the test's stderr.
  */
-export function spawnWorker(
+export function spawnWorker(env: Record<string, string>, output?: (text: string) => void) {
+  return spawnApp('worker', env, output);
+}
+
+/** One of the gateway's apps (apps/<name>/src/main.ts) in a process of its own. */
+export function spawnApp(
+  name: 'worker' | 'listener',
   env: Record<string, string>,
   output?: (text: string) => void,
 ): {
   child: ChildProcess;
   exited: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, 'apps/worker/src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, `apps/${name}/src/main.ts`)], {
     cwd: root,
     env: { ...process.env, ...env, LOG_LEVEL: output ? 'debug' : 'warn' },
     stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'inherit'],

@@ -1,8 +1,10 @@
 import { createApi } from '@cg/api';
 import { createLogger, loadGatewayConfig } from '@cg/config';
+import { createListener } from '@cg/listener';
 import { buildSim, type SimOptions } from '@cg/platform-sim';
 import { generateKey } from '@cg/secrets';
 import { ApiKeyStore, connectRedis, type Redis, randomId, storeKeys } from '@cg/store';
+import { createWebhookDelivery, type WebhookDelivery } from '@cg/webhooks';
 import { createGatewayWorker, type GatewayWorker } from '@cg/worker';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
@@ -44,6 +46,10 @@ export interface SimFixtures {
 export async function startStack(
   options: {
     worker?: boolean;
+    /** Also the webhook delivery process (apps/webhooks), in-process like the worker. */
+    webhooks?: boolean;
+    /** Also a listener (apps/listener), in-process like the worker. */
+    listener?: boolean;
     env?: Record<string, string>;
     sim?: Partial<SimOptions>;
     /** Another Redis than the run's (the Cluster test's). */
@@ -59,6 +65,7 @@ export async function startStack(
     REDIS_PREFIX: prefix,
     ENCRYPTION_KEY: generateKey(),
     PLATFORM_URL: simUrl,
+    PLATFORM_WS_URL: `${simUrl.replace(/^http/, 'ws')}/?v=3`,
     LOG_LEVEL: 'warn',
     SYNC_WAIT_MS: '10000',
     JOB_BACKOFF_MS: '50',
@@ -87,6 +94,13 @@ export async function startStack(
     worker = undefined;
   };
   if (options.worker !== false) await startWorker();
+  const listener = options.listener ? await createListener(config, logger) : undefined;
+  listener?.start();
+  let webhooks: WebhookDelivery | undefined;
+  if (options.webhooks) {
+    webhooks = await createWebhookDelivery(config, logger);
+    webhooks.start();
+  }
 
   return {
     apiUrl,
@@ -100,6 +114,8 @@ export async function startStack(
     stopWorker,
     stop: async () => {
       await stopWorker();
+      await listener?.close();
+      await webhooks?.close();
       await api.close();
       await sim.close();
       await deleteKeys(redis, prefix);

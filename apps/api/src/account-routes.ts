@@ -1,5 +1,6 @@
 import { EnvelopeSchema, ErrorBodySchema, envelope, GatewayError } from '@cg/contract';
-import type { AccountRecord } from '@cg/store';
+import { accountEvent } from '@cg/events';
+import { accountSummary } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiContext } from './context';
@@ -21,7 +22,7 @@ const AccountSummary = Type.Object({
 /** The tenant's connected accounts. These read and write our own store only: no platform call. */
 export function registerAccountRoutes(
   app: FastifyInstance,
-  { store, queue }: ApiContext,
+  { store, queue, events }: ApiContext,
   connected: ConnectedAccounts,
 ): void {
   app.get(
@@ -41,7 +42,11 @@ export function registerAccountRoutes(
     },
     async (request) => {
       const accounts = await store.accounts.list(request.tenantId);
-      return envelope({ statusCode: 200, message: 'Success', data: { accounts: accounts.map(summary) } });
+      return envelope({
+        statusCode: 200,
+        message: 'Success',
+        data: { accounts: accounts.map(accountSummary) },
+      });
     },
   );
 
@@ -69,6 +74,11 @@ export function registerAccountRoutes(
       const removed = await store.accounts.remove(request.tenantId, accountId);
       if (!removed) throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
       await queue.lanes.forget(laneOfAccount(removed));
+      // One disconnection per connection of the account: its record's time tells them apart.
+      await events.publishEvent(
+        request.tenantId,
+        accountEvent('accounts.disconnected', accountSummary(removed), removed.updatedAt),
+      );
       // The jobs that connected it hold its credentials (sealed input) and session (sealed result,
       // readable at /jobs/{id} until their retention ends): they go with it. The account is gone
       // already, so one that cannot be removed (still running, or Redis failing) is logged, not a 5xx.
@@ -82,17 +92,4 @@ export function registerAccountRoutes(
       });
     },
   );
-}
-
-function summary(account: AccountRecord) {
-  return {
-    accountId: account.accountId,
-    name: account.name,
-    country: account.countryCode,
-    username: account.username,
-    platformAccountId: account.platformAccountId,
-    status: account.status,
-    egress: account.egressLabel || 'direct',
-    connectedAt: account.createdAt,
-  };
 }

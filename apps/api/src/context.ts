@@ -1,4 +1,5 @@
 import type { EgressPlan, GatewayConfig, Logger } from '@cg/config';
+import type { Events } from '@cg/events';
 import type { OperationsQueue } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { Redis, Store } from '@cg/store';
@@ -13,6 +14,7 @@ export type ApiConfig = Pick<
   | 'LOG_LEVEL'
   | 'API_KEY_CACHE_MS'
   | 'ACCOUNT_CACHE_MS'
+  | 'WEBHOOK_ALLOW_PRIVATE'
 >;
 
 /** Everything the API's routes need, built once by `createApi`. */
@@ -21,6 +23,8 @@ export interface ApiContext {
   redis: Redis;
   store: Store;
   queue: OperationsQueue;
+  /** The event log, the webhook endpoints and the delivery queue. */
+  events: Events;
   keyring: Keyring;
   logger: Logger;
   /** The egress proxies (null: direct), for the countries a login may name. */

@@ -1,4 +1,5 @@
-import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan } from '@cg/config';
+import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan, webhookSettings } from '@cg/config';
+import { createEvents } from '@cg/events';
 import { assertRegistry } from '@cg/operations';
 import { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
@@ -33,13 +34,14 @@ export async function createApi(config: GatewayConfig, logger: Logger): Promise<
     onError: (error) => logger.error({ err: error }, 'waking queued jobs failed'),
   });
   await queue.ready();
-  const app = await buildApi({ config, redis, store, queue, keyring, logger, egress });
+  const events = createEvents(redis, config.REDIS_PREFIX, keyring, webhookSettings(config));
+  const app = await buildApi({ config, redis, store, queue, events, keyring, logger, egress });
   // Stopping: synchronous waits may go on for SHUTDOWN_GRACE_MS, then answer 202 (the jobs go on).
   app.addHook('preClose', async () => {
     setTimeout(() => queue.stopWaiting(), config.SHUTDOWN_GRACE_MS).unref();
   });
   app.addHook('onClose', async () => {
-    await queue.close();
+    await Promise.all([queue.close(), events.close()]);
     redis.disconnect();
   });
   return app;

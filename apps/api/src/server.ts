@@ -24,6 +24,7 @@ import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
 import { decimalNumbersFirst, jsonBodyProblem, jsonBytesProblem, queryProblem } from './validation';
+import { registerWebhookRoutes } from './webhook-routes';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -79,6 +80,7 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
       registerOperationRoutes(api, context, connected);
       registerAccountRoutes(api, context, connected);
       registerJobRoutes(api, context);
+      registerWebhookRoutes(api, context);
     },
     { prefix: `/api/${context.config.PLATFORM_SLUG}` },
   );

@@ -100,6 +100,11 @@ export async function buildSim(partial: Partial<SimOptions> = {}): Promise<Fasti
 
   registerApi(app, core);
   registerControl(app, core);
+  // The realtime websocket shares the port: upgrades of `/` become connections (realtime.ts).
+  app.server.on('upgrade', (request, socket, head) => core.realtime.upgrade(request, socket, head));
+  // Upgraded sockets are not HTTP connections Fastify closes: they, and the activity timers, go first.
+  app.addHook('preClose', async () => core.close());
+  core.streams.sync();
   app.log.debug({ creators: core.world.directory.count, seed: options.seed }, 'sandbox built');
   return app;
 }

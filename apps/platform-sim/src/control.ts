@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import { applyActivity, parseActivity } from './activity';
 import type { SimCore } from './core';
 import { ControlError } from './errors';
 import { describeFault } from './faults';
 import { fixtures } from './fixtures';
 import { RUNTIME_OPTION_KEYS, type RuntimeConfig, validateRuntimeConfig } from './options';
 import { type Query, queryCsv, queryString } from './params';
+import type { StreamRequest } from './streams';
 
 export const CONTROL_PREFIX = '/_sim';
 
@@ -12,6 +14,36 @@ function creatorOf(core: SimCore, account: string): number {
   const scope = core.resolveCreator(account);
   if (!scope) throw new ControlError(404, `unknown sandbox account "${account}"`);
   return scope.creator;
+}
+
+const MAX_STREAM_PER_SECOND = 1000;
+const MAX_STREAM_SECONDS = 3600;
+
+function positiveNumber(body: Record<string, unknown>, name: string, max: number): number {
+  const value = body[name];
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max)
+    throw new ControlError(400, `"${name}" must be a number > 0 and <= ${max}`);
+  return value;
+}
+
+/** `{perSecond, seconds, creators?}` of POST /_sim/activity/stream. */
+function parseStream(core: SimCore, body: unknown): StreamRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ControlError(400, 'body must be a JSON object');
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter(
+    (field) => !['perSecond', 'seconds', 'creators'].includes(field),
+  );
+  if (unknown.length > 0)
+    throw new ControlError(400, `unknown field "${unknown[0]}" (allowed: perSecond, seconds, creators)`);
+  const creators = fields.creators;
+  if (creators !== undefined && (!Array.isArray(creators) || creators.length === 0 || creators.length > 100))
+    throw new ControlError(400, '"creators" must be a list of 1 to 100 sandbox usernames');
+  return {
+    perSecond: positiveNumber(fields, 'perSecond', MAX_STREAM_PER_SECOND),
+    seconds: positiveNumber(fields, 'seconds', MAX_STREAM_SECONDS),
+    creators: creators === undefined ? null : creators.map((account) => creatorOf(core, String(account))),
+  };
 }
 
 /** The control surface (never under /api): fixtures, observations, faults, config, reset. */
@@ -46,7 +78,7 @@ export function registerControl(app: FastifyInstance, core: SimCore): void {
   });
 
   app.post(`${CONTROL_PREFIX}/observations/reset`, async () => {
-    core.observations.reset();
+    core.resetObservations();
     return { ok: true };
   });
 
@@ -60,6 +92,9 @@ export function registerControl(app: FastifyInstance, core: SimCore): void {
       return { id: fault.id, revokedSessions };
     }
     core.faults.add(fault);
+    // ws_drop acts at once on the connections open now, then refuses new ones while in effect.
+    if (fault.effect.kind === 'ws_drop')
+      return { id: fault.id, droppedConnections: core.realtime.drop(fault.scope) };
     return { id: fault.id };
   });
 
@@ -95,8 +130,22 @@ export function registerControl(app: FastifyInstance, core: SimCore): void {
     const problems = validateRuntimeConfig(next as unknown as RuntimeConfig);
     if (problems.length > 0) throw new ControlError(400, problems.join('; '));
     core.config = next as unknown as RuntimeConfig;
+    core.streams.sync();
     return core.config;
   });
+
+  // A fan does something on a creator's account: the world changes and the realtime event is pushed.
+  app.post(`${CONTROL_PREFIX}/activity`, async (request, reply) => {
+    const body = applyActivity(core, parseActivity(core, request.body));
+    return reply.code(201).send(body);
+  });
+
+  app.post(`${CONTROL_PREFIX}/activity/stream`, async (request, reply) => {
+    const stream = core.streams.start(parseStream(core, request.body));
+    return reply.code(202).send(core.streams.describe(stream));
+  });
+
+  app.delete(`${CONTROL_PREFIX}/activity/stream`, async () => ({ stopped: core.streams.stopAll() }));
 
   app.post(`${CONTROL_PREFIX}/reset`, async () => {
     core.reset();

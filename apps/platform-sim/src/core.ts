@@ -1,6 +1,8 @@
 import { type FaultScope, Faults } from './faults';
 import { RUNTIME_OPTION_KEYS, type RuntimeConfig, type SimOptions } from './options';
+import { Realtime } from './realtime';
 import { Sessions } from './sessions';
+import { ActivityStreams } from './streams';
 import { type AccountObservation, AccountTraffic, Observations } from './traffic';
 import { World } from './world/world';
 
@@ -10,6 +12,8 @@ export class SimCore {
   readonly sessions: Sessions;
   readonly faults = new Faults();
   readonly observations = new Observations();
+  readonly realtime: Realtime;
+  readonly streams: ActivityStreams;
   config: RuntimeConfig;
   private traffic = new Map<number, AccountTraffic>();
 
@@ -22,6 +26,8 @@ export class SimCore {
     });
     this.sessions = new Sessions(this.world, this.world.ids);
     this.config = this.initialConfig();
+    this.realtime = new Realtime(this);
+    this.streams = new ActivityStreams(this);
   }
 
   private initialConfig(): RuntimeConfig {
@@ -56,14 +62,35 @@ export class SimCore {
     return { creator, accountId: identity.accountId, username: identity.username };
   }
 
-  /** POST /_sim/reset: seeded world, default config, no faults, observations or sessions. */
+  /**
+   * Clears observations; an account with live realtime connections starts again from them (its
+   * `maxAtOnce` is what is open now).
+   */
+  resetObservations(): void {
+    this.observations.reset();
+    for (const creator of this.realtime.liveCreators())
+      this.observationOf(creator).realtime.maxAtOnce = this.realtime.live(creator);
+  }
+
+  /**
+   * POST /_sim/reset: seeded world, default config, no faults, observations, sessions (realtime
+   * connections are closed with their sessions) or activity streams.
+   */
   reset(): void {
+    this.streams.stopAll();
     this.world.reset();
     this.sessions.clear();
     this.faults.reset();
-    this.observations.reset();
+    this.resetObservations();
     // In-flight counters of requests still running keep pointing at the old objects.
     this.traffic = new Map();
     this.config = this.initialConfig();
+    this.streams.sync();
+  }
+
+  /** The sandbox closing: no timer nor connection may outlive it. */
+  close(): void {
+    this.streams.stopAll();
+    this.realtime.close();
   }
 }

@@ -11,7 +11,8 @@ export type FaultEffect =
   | { kind: 'rateLimit'; retryAfterSeconds: number }
   | { kind: 'resetBeforeApply' }
   | { kind: 'resetAfterApply' }
-  | { kind: 'sessionExpiry' };
+  | { kind: 'sessionExpiry' }
+  | { kind: 'ws_drop' };
 
 export interface FaultScope {
   creator: number;
@@ -68,6 +69,8 @@ const KIND_FIELDS: Record<string, string[]> = {
   resetBeforeApply: [],
   resetAfterApply: [],
 };
+/** ws_drop acts on realtime connections: no path or method; `count` = connections refused. */
+const WS_DROP_FIELDS = ['count', 'durationMs'];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 
 /** A misspelled field (`acount`) would silently make a fault global: it is refused instead. */
@@ -75,7 +78,11 @@ function checkFields(body: Record<string, unknown>): void {
   const kind = String(body.kind);
   // sessionExpiry acts once, when posted: it has no path, method, count or duration.
   const allowed =
-    kind === 'sessionExpiry' ? FIELDS : [...FIELDS, ...SCOPE_FIELDS, ...(KIND_FIELDS[kind] ?? [])];
+    kind === 'sessionExpiry'
+      ? FIELDS
+      : kind === 'ws_drop'
+        ? [...FIELDS, ...WS_DROP_FIELDS]
+        : [...FIELDS, ...SCOPE_FIELDS, ...(KIND_FIELDS[kind] ?? [])];
   const unknown = Object.keys(body).filter((field) => !allowed.includes(field));
   if (unknown.length > 0)
     throw new ControlError(400, `a ${kind} fault takes ${allowed.join(', ')}; not ${unknown.join(', ')}`);
@@ -107,11 +114,12 @@ function parseEffect(body: Record<string, unknown>): FaultEffect {
     case 'resetBeforeApply':
     case 'resetAfterApply':
     case 'sessionExpiry':
+    case 'ws_drop':
       return { kind: body.kind };
     default:
       throw new ControlError(
         400,
-        '"kind" must be one of latency, error, rateLimit, resetBeforeApply, resetAfterApply, sessionExpiry',
+        '"kind" must be one of latency, error, rateLimit, resetBeforeApply, resetAfterApply, sessionExpiry, ws_drop',
       );
   }
 }
@@ -214,7 +222,7 @@ export class Faults {
       if (fault.path && !path.startsWith(fault.path)) continue;
       if (fault.method && fault.method !== method) continue;
       const effect = fault.effect;
-      if (effect.kind === 'sessionExpiry') continue;
+      if (effect.kind === 'sessionExpiry' || effect.kind === 'ws_drop') continue;
       if (effect.kind === 'latency') {
         outcome.latencyMs += effect.minMs + Math.random() * (effect.maxMs - effect.minMs);
       } else {
@@ -227,6 +235,22 @@ export class Faults {
       if (fault.remaining !== null) fault.remaining -= 1;
     }
     return outcome;
+  }
+
+  /**
+   * Whether a ws_drop fault refuses a realtime connection of `creator` now; a refusal uses up one
+   * of its `count`.
+   */
+  refusesRealtime(creator: number, now: number): Fault | null {
+    if (this.faults.length === 0) return null;
+    this.prune(now);
+    const fault = this.faults.find(
+      (f) => f.effect.kind === 'ws_drop' && (f.scope === null || f.scope.creator === creator),
+    );
+    if (!fault) return null;
+    fault.applied += 1;
+    if (fault.remaining !== null) fault.remaining -= 1;
+    return fault;
   }
 }
 

@@ -59,6 +59,11 @@ export const Kind = {
   tip: 43,
   broadcastHistory: 50,
   automatedMessage: 60,
+  notification: 70,
+  follow: 71,
+  order: 72,
+  fanLike: 73,
+  websocketSession: 74,
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 

@@ -27,6 +27,7 @@ function readEnv(): { port: number; host: string; logLevel: string; options: Par
     options: {
       seed: intFromEnv('SIM_SEED', 1, 0, 0xffff_ffff),
       extraCreators: intFromEnv('SIM_EXTRA_CREATORS', 0, 0, MAX_EXTRA_CREATORS),
+      activityPerMinute: intFromEnv('SIM_ACTIVITY_PER_MINUTE', 0, 0, 60_000),
       tls: tlsFromEnv(),
     },
   };

@@ -26,6 +26,10 @@ export interface SimOptions {
   logLevel: string;
   /** Injected pino-compatible logger; overrides logLevel. @defaultValue none */
   logger: FastifyBaseLogger | null;
+  /** A realtime connection that sends nothing (not even a ping) for this long is closed. @defaultValue 60000 */
+  realtimeIdleTimeoutMs: number;
+  /** Random activity generated on every creator with a live realtime connection (creator_demo when none), per minute; 0 = none. @defaultValue 0 */
+  activityPerMinute: number;
   /** Serve https with this certificate and key (PEM text); null serves plain http. @defaultValue null */
   tls: SimTls | null;
 }
@@ -44,6 +48,8 @@ export const RUNTIME_OPTION_KEYS = [
   'duplicateWindowMs',
   'sessionTtlMs',
   'twofaTokenTtlMs',
+  'realtimeIdleTimeoutMs',
+  'activityPerMinute',
 ] as const;
 export type RuntimeOptionKey = (typeof RUNTIME_OPTION_KEYS)[number];
 export type RuntimeConfig = Pick<SimOptions, RuntimeOptionKey>;
@@ -79,6 +85,8 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
     duplicateWindowMs: 10_000,
     sessionTtlMs: null,
     twofaTokenTtlMs: 600_000,
+    realtimeIdleTimeoutMs: 60_000,
+    activityPerMinute: 0,
     anchorMs: startOfUtcDay(Date.now()),
     cdnBaseUrl: 'https://cdn.sim.invalid',
     logLevel: 'warn',
@@ -131,5 +139,12 @@ export function validateRuntimeConfig(config: RuntimeConfig): string[] {
     problems.push('sessionTtlMs must be null or an integer >= 1');
   }
   if (!isWholeNumber(config.twofaTokenTtlMs, 1)) problems.push('twofaTokenTtlMs must be an integer >= 1');
+  if (!isWholeNumber(config.realtimeIdleTimeoutMs, 1))
+    problems.push('realtimeIdleTimeoutMs must be an integer >= 1');
+  if (
+    typeof config.activityPerMinute !== 'number' ||
+    !(config.activityPerMinute >= 0 && config.activityPerMinute <= 60_000)
+  )
+    problems.push('activityPerMinute must be a number 0..60000');
   return problems;
 }

@@ -491,3 +491,42 @@ export interface ChatGroup {
   lastMessageId: string;
   lastMessage: Message;
 }
+
+/**
+ * A notification (GUESS: `GET /notifications`, the (9,1) realtime event): `type` = service * 1000 +
+ * N (7001 tip, 15006 new subscriber, 15007 expired subscription, 3002 follow, 3003 unfollow, 2007
+ * media purchase); `correlationId` names the record, `accountId` the feed owner (the creator).
+ */
+export interface PlatformNotification {
+  id: string;
+  type: number;
+  accountId: string;
+  correlationId: string;
+  correlationGroupId: string | null;
+  /** Unix ms. */
+  createdAt: number;
+}
+
+/** A follow (realtime (3,2)/(3,3)): the unfollow reuses the follow's id. */
+export interface FollowRecord {
+  id: string;
+  followerId: string;
+  accountId: string;
+  /** Unix ms. */
+  createdAt: number;
+}
+
+/** A media purchase (realtime (2,7) `order`): `accountMediaId` is the offer's attachment `contentId`. */
+export interface MediaOrder {
+  orderId: string;
+  accountMediaId: string;
+  /** The seller (the creator). */
+  correlationAccountId: string;
+  /** The buyer (the fan). */
+  accountId: string;
+  /** 1 one item, 2 a whole bundle. */
+  type: number;
+  orderMetadata: string | null;
+  /** Unix ms. */
+  createdAt: number;
+}

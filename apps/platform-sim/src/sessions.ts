@@ -30,6 +30,8 @@ export class Sessions {
   private readonly byToken = new Map<string, SessionEntry>();
   private readonly byCreator = new Map<number, Set<string>>();
   private readonly pendingTwofa = new Map<string, PendingTwofa>();
+  /** Told of every token that stops working (the realtime side closes its connections). */
+  private readonly endListeners: ((token: string) => void)[] = [];
 
   constructor(
     private readonly world: World,
@@ -79,23 +81,34 @@ export class Sessions {
     return entry;
   }
 
+  onEnd(listener: (token: string) => void): void {
+    this.endListeners.push(listener);
+  }
+
+  private ended(tokens: Iterable<string>): void {
+    for (const token of tokens) for (const listener of this.endListeners) listener(token);
+  }
+
   private revoke(token: string, creator: number): void {
     this.byToken.delete(token);
     this.byCreator.get(creator)?.delete(token);
+    this.ended([token]);
   }
 
   /** Ends every session of one creator (or of all, when creator is null). Returns how many. */
   expire(creator: number | null): number {
     if (creator === null) {
-      const count = this.byToken.size;
+      const tokens = [...this.byToken.keys()];
       this.byToken.clear();
       this.byCreator.clear();
-      return count;
+      this.ended(tokens);
+      return tokens.length;
     }
     const tokens = this.byCreator.get(creator);
     if (!tokens) return 0;
     for (const token of tokens) this.byToken.delete(token);
     this.byCreator.delete(creator);
+    this.ended(tokens);
     return tokens.size;
   }
 
@@ -130,8 +143,10 @@ export class Sessions {
   }
 
   clear(): void {
+    const tokens = [...this.byToken.keys()];
     this.byToken.clear();
     this.byCreator.clear();
     this.pendingTwofa.clear();
+    this.ended(tokens);
   }
 }

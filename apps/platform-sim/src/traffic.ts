@@ -90,6 +90,8 @@ export class AccountObservation {
   served429 = 0;
   mediaOfferCalls = 0;
   minMediaOfferGapMs: number | null = null;
+  /** Realtime connections: authenticated (opened), the most at once, refused by ws_drop, frames sent. */
+  readonly realtime = { opened: 0, maxAtOnce: 0, refused: 0, framesSent: 0, eventsSent: 0 };
   private lastMediaOfferAt: number | null = null;
   private readonly duplicates = new Map<string, DuplicateCount>();
   private readonly recentWrites = new Map<string, number>();
@@ -138,7 +140,8 @@ export class AccountObservation {
     return true;
   }
 
-  toJSON(): Record<string, unknown> {
+  /** `current` is live (not an observation): the realtime side passes it in. */
+  toJSON(realtimeCurrent = 0): Record<string, unknown> {
     return {
       username: this.username,
       requests: Object.fromEntries(this.requests),
@@ -150,6 +153,11 @@ export class AccountObservation {
       minMediaOfferGapMs: this.minMediaOfferGapMs,
       duplicates: [...this.duplicates.values()],
       served429: this.served429,
+      realtime: {
+        current: realtimeCurrent,
+        ...this.realtime,
+        maxAtOnce: Math.max(this.realtime.maxAtOnce, realtimeCurrent),
+      },
     };
   }
 }
@@ -163,6 +171,8 @@ export class Observations {
   duplicates = 0;
   faultsApplied = 0;
   resets = 0;
+  /** Live realtime connections of an account (set by the realtime side). */
+  realtimeCurrent: (accountId: string) => number = () => 0;
 
   account(accountId: string, username: string): AccountObservation {
     let observation = this.accounts.get(accountId);
@@ -191,7 +201,8 @@ export class Observations {
   toJSON(filterAccountId: string | null = null): Record<string, unknown> {
     const accounts: Record<string, unknown> = {};
     for (const [id, observation] of this.accounts) {
-      if (filterAccountId === null || filterAccountId === id) accounts[id] = observation.toJSON();
+      if (filterAccountId === null || filterAccountId === id)
+        accounts[id] = observation.toJSON(this.realtimeCurrent(id));
     }
     return {
       since: this.since,

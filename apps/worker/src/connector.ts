@@ -1,9 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '@cg/contract';
+import { accountEvent, type PublishEvent } from '@cg/events';
 import type { Connector, ConnectRequest, ConnectResult } from '@cg/operations';
 import type { UpstreamSession } from '@cg/platform-client';
-import type { ProcessorContext } from '@cg/queue';
-import { type AccountStore, sha256 } from '@cg/store';
+import type { ListenJobs, ProcessorContext } from '@cg/queue';
+import { type AccountStore, accountSummary, sha256 } from '@cg/store';
 import type { Egress, Route } from './egress';
 
 /** Second-factor attempts one twoFactorToken takes, right or wrong. */
@@ -18,6 +19,10 @@ export class AccountConnector implements Connector {
     private readonly tenantId: string,
     /** The job's hooks: the single-use second-factor login is a write (see WriteLedger). */
     private readonly job: Pick<ProcessorContext, 'jobId' | 'beforeCall' | 'afterWrite'>,
+    /** Where a connected account is handed to the listeners (its realtime connection). */
+    private readonly listen: Pick<ListenJobs, 'watch'>,
+    /** Where its `accounts.connected` event goes. */
+    private readonly publish: PublishEvent,
   ) {}
 
   async connect(request: ConnectRequest): Promise<ConnectResult> {
@@ -116,6 +121,11 @@ export class AccountConnector implements Connector {
       egress: route.choice,
       jobIds: [...new Set([...earlier, this.job.jobId])],
     });
+    await this.listen.watch(this.tenantId, record.accountId);
+    await this.publish(
+      this.tenantId,
+      accountEvent('accounts.connected', accountSummary(record), this.job.jobId),
+    );
     return { kind: 'connected', accountId: record.accountId, session: { ...session } };
   }
 }

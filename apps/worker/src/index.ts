@@ -1,7 +1,8 @@
-import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan } from '@cg/config';
+import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan, webhookSettings } from '@cg/config';
+import { createEvents } from '@cg/events';
 import { assertRegistry } from '@cg/operations';
 import { PlatformClient } from '@cg/platform-client';
-import { startWorker } from '@cg/queue';
+import { ListenJobs, startWorker } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, createStore, watchRedis } from '@cg/store';
 import { Egress } from './egress';
@@ -9,8 +10,8 @@ import { createProcessor } from './processor';
 
 // For the end-to-end tests: the two-factor attempts' limit, and the sessions and egress they drive.
 export { MAX_TWOFA_ATTEMPTS } from './connector';
-export { Egress } from './egress';
-export { AccountSessions } from './sessions';
+export { Egress, type Route } from './egress';
+export { AccountSessions, reauthEvents } from './sessions';
 
 export interface GatewayWorker {
   start(): void;
@@ -35,7 +36,17 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
   // Renewed while the login runs; only a process that died holds it this long.
   const reloginLockMs = 2 * config.PLATFORM_TIMEOUT_MS + 5_000;
   const egress = new Egress(client, plan, store, log);
-  const operations = startWorker(createProcessor({ egress, store, keyring, reloginLockMs }), {
+  const listen = new ListenJobs(redis, config.REDIS_PREFIX);
+  const events = createEvents(redis, config.REDIS_PREFIX, keyring, webhookSettings(config));
+  const processor = createProcessor({
+    egress,
+    store,
+    keyring,
+    reloginLockMs,
+    listen,
+    publish: events.publishEvent,
+  });
+  const operations = startWorker(processor, {
     redis,
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
@@ -63,7 +74,9 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     close: async () => {
       const after = (ms: number) =>
         new Promise<'timeout'>((resolve) => setTimeout(resolve, ms, 'timeout').unref());
-      const graceful = operations.close().then(() => client.close());
+      const graceful = operations
+        .close()
+        .then(() => Promise.all([client.close(), listen.close(), events.close()]));
       if ((await Promise.race([graceful, after(config.SHUTDOWN_GRACE_MS)])) === 'timeout') {
         log.warn('in-flight jobs did not finish within the grace period; closing anyway');
         // Only the platform calls already sent go on, each bounded (connect, headers, body); the

@@ -1,13 +1,14 @@
 import { GatewayError } from '@cg/contract';
+import type { PublishEvent } from '@cg/events';
 import { findOperation, type OperationContext } from '@cg/operations';
 import { endpoints } from '@cg/platform-client';
-import type { Processor } from '@cg/queue';
+import type { ListenJobs, Processor } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { Store } from '@cg/store';
 import { AccountConnector } from './connector';
 import type { Egress, Route } from './egress';
 import { toFailure } from './failures';
-import { AccountSessions } from './sessions';
+import { AccountSessions, reauthEvents } from './sessions';
 
 export interface ProcessorDeps {
   egress: Egress;
@@ -15,11 +16,22 @@ export interface ProcessorDeps {
   keyring: Keyring;
   /** How long a re-login may hold its account's lock (`AccountSessions`). */
   reloginLockMs: number;
+  /** Where connected accounts are handed to the listeners. */
+  listen: Pick<ListenJobs, 'watch'>;
+  /** Where the `accounts.*` events go. */
+  publish: PublishEvent;
 }
 
 /** Runs one job: finds its operation, opens its sealed input, lends it a platform session. */
-export function createProcessor({ egress, store, keyring, reloginLockMs }: ProcessorDeps): Processor {
-  const sessions = new AccountSessions(store.accounts, reloginLockMs);
+export function createProcessor({
+  egress,
+  store,
+  keyring,
+  reloginLockMs,
+  listen,
+  publish,
+}: ProcessorDeps): Processor {
+  const sessions = new AccountSessions(store.accounts, reloginLockMs, reauthEvents(store, publish));
   return async (payload, job) => {
     const op = findOperation(payload.op);
     if (!op) throw new GatewayError('INTERNAL', `no handler for operation ${payload.op}`);
@@ -68,7 +80,7 @@ export function createProcessor({ egress, store, keyring, reloginLockMs }: Proce
         if (write) job.afterWrite();
         return result as never;
       },
-      connector: new AccountConnector(egress, store.accounts, tenantId, job),
+      connector: new AccountConnector(egress, store.accounts, tenantId, job, listen, publish),
       claimWindow: async (name, ms) => {
         if (accountId === undefined)
           throw new GatewayError('INTERNAL', `operation ${op.name} has no account for a window`);

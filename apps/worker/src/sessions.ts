@@ -1,9 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '@cg/contract';
+import { accountEvent, type PublishEvent } from '@cg/events';
 import type { CallArgs } from '@cg/operations';
 import { type AuthEndpointName, type PlatformClient, PlatformError } from '@cg/platform-client';
 import { RetryableError } from '@cg/queue';
-import { type AccountStore, type PlatformSessionState, randomId } from '@cg/store';
+import {
+  type AccountStore,
+  accountSummary,
+  type PlatformSessionState,
+  randomId,
+  type Store,
+} from '@cg/store';
 import type { Route } from './egress';
 
 /** The platform's own clients fetch a new device id every 180 minutes. */
@@ -33,6 +40,11 @@ export class AccountSessions {
     private readonly accounts: AccountStore,
     /** How long a re-login's lock lasts unless renewed (it is, while the login runs). */
     private readonly reloginLockMs: number,
+    /** Told once when this process marks an account as needing a new login. */
+    private readonly onReauthRequired: (
+      tenantId: string,
+      accountId: string,
+    ) => Promise<void> = async () => {},
   ) {}
 
   /** `beforeSend` runs right before each request leaves (write ledger, media-stats gap). */
@@ -193,7 +205,9 @@ export class AccountSessions {
     state: NonNullable<LoginState>,
     why: string,
   ): Promise<PlatformSessionState> {
-    if (!(await this.accounts.markReauthRequired(tenantId, accountId, state.sealed))) {
+    if (await this.accounts.markReauthRequired(tenantId, accountId, state.sealed)) {
+      await this.onReauthRequired(tenantId, accountId);
+    } else {
       const now = await this.accounts.loginState(tenantId, accountId);
       if (now?.status === 'connected' && now.session) return now.session;
       if (!now) throw disconnected();
@@ -228,4 +242,19 @@ function reauthRequired(
   message = 'the platform session expired and could not be renewed: connect the account again',
 ) {
   return new GatewayError('REAUTH_REQUIRED', message);
+}
+
+/**
+ * The `accounts.reauth_required` event of an account this process marked: one per marking (the
+ * record's time tells them apart), from the one process whose mark took.
+ */
+export function reauthEvents(store: Store, publish: PublishEvent) {
+  return async (tenantId: string, accountId: string): Promise<void> => {
+    const account = await store.accounts.get(tenantId, accountId);
+    if (account)
+      await publish(
+        tenantId,
+        accountEvent('accounts.reauth_required', accountSummary(account), account.updatedAt),
+      );
+  };
 }

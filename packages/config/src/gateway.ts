@@ -1,6 +1,9 @@
 import { type Static, Type } from 'typebox';
 import { Int, parseEnv } from './env';
 
+/** About now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+const DEFAULT_RETRY_SCHEDULE = '0,5000,300000,1800000,7200000,18000000,36000000,36000000';
+
 /**
  * Every setting of the gateway's processes (API and worker), with its default. This is the only
  * place that names environment variables; apps call `loadGatewayConfig(process.env)` once at start.
@@ -84,6 +87,45 @@ export const GatewayEnv = Type.Object({
   EGRESS_FAILURES: Int(3, 'proxy-layer failures within the window that mark a proxy down', 1),
   EGRESS_FAILURE_WINDOW_MS: Int(30_000, 'the window those failures are counted in', 1),
   EGRESS_COOLDOWN_MS: Int(60_000, 'how long a proxy marked down is left out', 1),
+  EVENT_RETENTION_HOURS: Int(
+    72,
+    'events stay readable at GET /events (and deliveries retryable) this long',
+    1,
+  ),
+  WEBHOOK_TIMEOUT_MS: Int(10_000, 'a delivery counts when a 2xx arrives within this long', 100),
+  WEBHOOK_RETRY_SCHEDULE: Type.String({
+    default: DEFAULT_RETRY_SCHEDULE,
+    pattern: '^\\s*\\d{1,10}(\\s*,\\s*\\d{1,10}){0,49}\\s*$',
+    description:
+      'delay before each delivery attempt, comma-separated ms: the first attempt, then one per retry; then given up',
+  }),
+  WEBHOOK_DISABLE_AFTER_HOURS: Int(72, 'an endpoint whose every attempt failed this long is disabled', 1),
+  WEBHOOK_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    description: 'true: webhook URLs may be http and private, loopback or link-local (local stacks only)',
+  }),
+  WEBHOOK_CONCURRENCY: Int(32, 'deliveries one webhooks process sends at once', 1),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Int(
+    2,
+    'deliveries of one endpoint in flight at once, across all processes',
+    1,
+  ),
+  PLATFORM_WS_URL: Type.String({
+    default: 'wss://wsv3.fansly.com/?v=3',
+    description: "the platform's realtime websocket (the local stack: the sandbox's)",
+  }),
+  LISTENER_FAILOVER_MS: Int(
+    15_000,
+    'an account whose listener died is held again by another within this long',
+    1_500,
+  ),
+  LISTENER_CAPACITY: Int(2_000, 'realtime connections one listener process holds at most', 1),
+  LISTENER_ROTATE_MS: Int(
+    600_000,
+    'a connection is handed back to any listener this often (rebalancing)',
+    1_000,
+  ),
+  LISTENER_PING_MS: Int(20_000, 'keepalive ping interval of a realtime connection', 100),
 });
 export type GatewayConfig = Static<typeof GatewayEnv>;
 
@@ -94,6 +136,19 @@ export function laneSettings(config: GatewayConfig) {
     intervalMs: Math.ceil(60_000 / config.ACCOUNT_RATE_PER_MINUTE),
     gapMs: config.MEDIA_STATS_GAP_MS,
     maxBacklog: config.ACCOUNT_MAX_BACKLOG,
+  };
+}
+
+/** The event log's and the webhooks' settings (packages/events `WebhookSettings`) from the configuration. */
+export function webhookSettings(config: GatewayConfig) {
+  return {
+    retentionHours: config.EVENT_RETENTION_HOURS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE.split(',').map((ms) => Number(ms.trim())),
+    disableAfterHours: config.WEBHOOK_DISABLE_AFTER_HOURS,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
   };
 }
 

@@ -180,6 +180,15 @@ export const endpoints = {
     write: false,
     response: 'object',
   },
+  notifications: {
+    method: 'GET',
+    path: '/notifications',
+    auth: true,
+    write: false,
+    guess:
+      'route and its before/type query seen (S3 getNotificationsPage); the answer {notifications, aggregationData} decided: upstream-decisions.md, notifications',
+    response: 'object',
+  },
   broadcastSend: { method: 'POST', path: '/message/broadcast', auth: true, write: true, response: 'object' },
   broadcastScheduledUpdate: {
     method: 'POST',

@@ -4,6 +4,7 @@ export { jobCancelled, RetryableError } from './failure';
 export type { KeyClaim } from './idempotency';
 export { type QueueKeys, queueKeys } from './keys';
 export type { LaneSettings } from './lanes';
+export { LISTEN_QUEUE, type ListenJob, ListenJobs, listenJobId, listenPrefix } from './listen';
 export type { JobPayload, StoredOutcome } from './payload';
 export { jobKeyPrefix, OperationsQueue, type QueueOptions } from './queue';
 export { type JobState, type JobView, resultOf, type WaitResult } from './results';

@@ -23,6 +23,20 @@ export interface AccountRecord {
   updatedAt: number;
 }
 
+/** An account as callers see it (`GET /accounts`, the `accounts.*` events): no secret, no internals. */
+export function accountSummary(account: AccountRecord) {
+  return {
+    accountId: account.accountId,
+    name: account.name,
+    country: account.countryCode,
+    username: account.username,
+    platformAccountId: account.platformAccountId,
+    status: account.status,
+    egress: account.egressLabel || 'direct',
+    connectedAt: account.createdAt,
+  };
+}
+
 /** An egress proxy as an account record names it; null is direct. */
 export type EgressChoice = { id: string; label: string } | null;
 

@@ -10,6 +10,7 @@ export {
   type AccountRecord,
   type AccountStatus,
   AccountStore,
+  accountSummary,
   type ConnectInput,
   type EgressChoice,
   type PendingTwofa,

@@ -103,9 +103,9 @@ function messagingGroups(ctx: ApiContext): unknown {
       ? [...seededEntries, ...directEntries.reverse()]
       : sortOrder === GROUP_SORT.unread
         ? [
-            ...seededEntries.filter((e) => 'seeded' in e && chats.unreadCount(e.seeded) > 0),
+            ...seededEntries.filter((e) => 'seeded' in e && conversations.unreadCount(e.seeded) > 0),
             ...directEntries,
-            ...seededEntries.filter((e) => 'seeded' in e && chats.unreadCount(e.seeded) === 0),
+            ...seededEntries.filter((e) => 'seeded' in e && conversations.unreadCount(e.seeded) === 0),
           ]
         : [...directEntries, ...seededEntries];
   const data: unknown[] = [];
@@ -125,11 +125,16 @@ function messagingGroups(ctx: ApiContext): unknown {
   return { data, total: entries.length, aggregationData: { groups, accounts } };
 }
 
-/** Unread message interactions across all chats, newest first; `before` is a message id. */
+/**
+ * Unread message interactions across all chats, newest first; `before` is a message id. Messages
+ * received at run time are the newest, so they come first.
+ */
 function unreadMessages(ctx: ApiContext): unknown {
-  const beforeMs = queryCursorMs(ctx.query, 'before');
+  const before = queryCursorId(ctx.query, 'before');
+  const beforeMs = before === null ? null : (decodeId(before)?.ms ?? null);
   const limit = queryLimit(ctx.query);
-  const chats = ctx.core.world.chats(ctx.creator);
+  const conversations = ctx.core.world.conversations(ctx.creator);
+  const chats = conversations.chats;
   const messages = ctx.core.world.creator(ctx.creator).messages;
   const slots = chats.unreadSlots();
   let start = 0;
@@ -141,11 +146,11 @@ function unreadMessages(ctx: ApiContext): unknown {
       else hi = mid;
     }
   }
-  const messageInteractions = [];
+  const messageInteractions = conversations.receivedUnread(before).slice(0, limit);
   for (let i = start; i < slots.length && messageInteractions.length < limit; i++) {
     messageInteractions.push(chats.unreadInteraction(slots[i] ?? 0));
   }
-  return { total: slots.length, messageInteractions };
+  return { total: slots.length + conversations.receivedUnreadTotal, messageInteractions };
 }
 
 /**

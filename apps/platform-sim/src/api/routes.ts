@@ -6,6 +6,7 @@ import { chatRoutes } from './chats';
 import { linkRoutes } from './links';
 import { listRoutes } from './lists';
 import { moneyRoutes } from './money';
+import { notificationRoutes } from './notifications';
 import { postRoutes } from './posts';
 import type { ApiRoute } from './types';
 import { vaultRoutes } from './vault';
@@ -20,6 +21,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...broadcastRoutes,
   ...postRoutes,
   ...moneyRoutes,
+  ...notificationRoutes,
   ...vaultRoutes,
   ...linkRoutes,
 ];

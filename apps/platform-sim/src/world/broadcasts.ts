@@ -1,4 +1,4 @@
-import { compareIds, encodeId, Kind, type RuntimeIds } from '../ids';
+import { compareIds, decodeId, encodeId, Kind, RUNTIME_NAMESPACE_BASE, type RuntimeIds } from '../ids';
 import { CREATOR_LINES } from '../rand';
 import type { Message, MessageAttachment, RecipientGroup, ScheduledBroadcastMessage } from '../records';
 import { type Conversations, creatorMessage } from './conversations';
@@ -317,7 +317,7 @@ export class Broadcasts {
       scheduled.status = BROADCAST_STATUS_SENT;
       this.state.sentScheduled.add(scheduled.id);
       this.deliver(
-        this.ids.next(Kind.broadcastHistory),
+        this.deliveredId(scheduled),
         scheduled.groupId,
         template.content,
         template.attachments,
@@ -328,6 +328,17 @@ export class Broadcasts {
     this.state.broadcasts.splice(0, this.state.broadcasts.length, ...remaining);
     // Delivered late, they still sort by send time, newest first.
     this.state.sentBroadcasts.sort((a, b) => compareIds(b.message.id, a.message.id));
+  }
+
+  /**
+   * The message id of a scheduled broadcast once sent: a seeded one's is seeded too (from its time),
+   * so two sandboxes of one seed agree; one scheduled at run time gets a fresh id.
+   */
+  private deliveredId(scheduled: ScheduledBroadcastMessage): string {
+    const seeded = (decodeId(scheduled.id)?.namespace ?? RUNTIME_NAMESPACE_BASE) < RUNTIME_NAMESPACE_BASE;
+    return seeded
+      ? encodeId(scheduled.scheduledFor, this.world.namespace, Kind.broadcastHistory)
+      : this.ids.next(Kind.broadcastHistory);
   }
 
   scheduled(id: string): ScheduledBroadcastMessage | undefined {

@@ -6,6 +6,7 @@ import type {
   Message,
   MessageAttachment,
   OfferPermissions,
+  UnreadMessageInteraction,
 } from '../records';
 import {
   ATTACHMENT_ACCOUNT_MEDIA,
@@ -112,6 +113,9 @@ export class Conversations {
   }
 
   isFollower(fan: number): boolean {
+    // A follow or unfollow through POST /_sim/activity overrides the seeded relation.
+    const followed = this.state.follows.get(fan);
+    if (followed) return followed.following;
     return this.isSubscriber(fan) || this.world.rand.chance(0.6, Kind.fan, fan, 40);
   }
 
@@ -252,8 +256,37 @@ export class Conversations {
   relationFlags(group: number): number {
     return (
       this.relationBits(this.chats.partnerFan(group)) |
-      (this.chats.unreadCount(group) > 0 ? GROUP_FILTER_FLAGS.unread : 0)
+      (this.unreadCount(group) > 0 ? GROUP_FILTER_FLAGS.unread : 0)
     );
+  }
+
+  /** Unread messages of a chat: the seeded ones and those received at run time. */
+  unreadCount(group: number): number {
+    return this.chats.unreadCount(group) + (this.state.receivedUnread.get(group)?.length ?? 0);
+  }
+
+  /** Received messages still unread across all chats, newest first, older than `before` when given. */
+  receivedUnread(before: string | null): UnreadMessageInteraction[] {
+    const messages = [...this.state.receivedUnread.values()]
+      .flat()
+      .filter((m) => before === null || compareIds(m.id, before) < 0)
+      .sort((a, b) => compareIds(b.id, a.id));
+    return messages.map((m) => ({
+      messageId: m.id,
+      groupId: m.groupId,
+      userId: m.senderId,
+      deliveredAt: m.interactions[0]?.deliveredAt ?? Math.round(m.createdAt * 1000),
+      readAt: null,
+      deletedAt: null,
+      attachments: m.attachments,
+      validMessage: true,
+    }));
+  }
+
+  get receivedUnreadTotal(): number {
+    let total = 0;
+    for (const list of this.state.receivedUnread.values()) total += list.length;
+    return total;
   }
 
   static knownFlags(flags: number): boolean {
@@ -306,18 +339,37 @@ export class Conversations {
     attachments: Omit<MessageAttachment, 'messageId'>[],
     now: number,
   ): Message {
-    const id = this.ids.next(Kind.message);
-    const message = creatorMessage(
-      id,
-      this.chats.groupId(group),
-      this.world.accountId,
-      content,
-      attachments,
-      now,
-    );
+    const message = this.overlay(group, this.world.accountId, content, attachments, now);
     message.interactions = [
       { userId: this.world.fanId(this.chats.partnerFan(group)), deliveredAt: now + 300, readAt: null },
     ];
+    return message;
+  }
+
+  /**
+   * A fan's message arriving (POST /_sim/activity): laid over the chat like a sent one, and unread
+   * until the creator reads it.
+   */
+  receive(group: number, content: string, now: number): Message {
+    const fanId = this.world.fanId(this.chats.partnerFan(group));
+    const message = this.overlay(group, fanId, content, [], now);
+    message.interactions = [{ userId: this.world.accountId, deliveredAt: now, readAt: null }];
+    const unread = this.state.receivedUnread.get(group) ?? [];
+    unread.push(message);
+    this.state.receivedUnread.set(group, unread);
+    return message;
+  }
+
+  /** A message written at run time: its id is minted now, so it sorts after every seeded one. */
+  private overlay(
+    group: number,
+    senderId: string,
+    content: string,
+    attachments: Omit<MessageAttachment, 'messageId'>[],
+    now: number,
+  ): Message {
+    const id = this.ids.next(Kind.message);
+    const message = creatorMessage(id, this.chats.groupId(group), senderId, content, attachments, now);
     const list = this.state.sentMessages.get(group) ?? [];
     list.push(message);
     this.state.sentMessages.set(group, list);
@@ -342,7 +394,14 @@ export class Conversations {
   summary(group: number): ChatGroupSummary {
     const row = this.chats.summary(group);
     const latest = this.latest(group);
-    return { ...row, flags: this.relationFlags(group), lastMessageId: latest?.id ?? '' };
+    const received = this.state.receivedUnread.get(group);
+    return {
+      ...row,
+      flags: this.relationFlags(group),
+      lastMessageId: latest?.id ?? '',
+      unreadCount: this.unreadCount(group),
+      lastUnreadMessageId: received?.at(-1)?.id ?? row.lastUnreadMessageId,
+    };
   }
 
   /** Latest activity of a chat: its newest message still there. */
@@ -377,8 +436,7 @@ export class Conversations {
     if (query.sortOrder === GROUP_SORT.oldest) return groups.sort((a, b) => newestFirst(b, a));
     if (query.sortOrder === GROUP_SORT.unread)
       return groups.sort(
-        (a, b) =>
-          Number(this.chats.unreadCount(b) > 0) - Number(this.chats.unreadCount(a) > 0) || newestFirst(a, b),
+        (a, b) => Number(this.unreadCount(b) > 0) - Number(this.unreadCount(a) > 0) || newestFirst(a, b),
       );
     return groups.sort(newestFirst);
   }

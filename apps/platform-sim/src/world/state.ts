@@ -4,13 +4,16 @@ import type {
   AccountMedia,
   AccountMediaBundle,
   ChatList,
+  FollowRecord,
   ListMember,
   Message,
   PayoutMethod,
+  PlatformNotification,
   Post,
   Reaction,
   RecipientGroup,
   ScheduledBroadcastMessage,
+  Subscription,
   TrackingLink,
   VaultAlbum,
   Wall,
@@ -98,6 +101,14 @@ export interface DirectGroup {
   recipients: never[];
 }
 
+/** A notification of activity and the record it points at (what `aggregationData` carries). */
+export interface NotificationEntry {
+  notification: PlatformNotification;
+  /** Where the record goes in `aggregationData`: tips, subscriptions, follows or orders. */
+  collection: 'tips' | 'subscriptions' | 'follows' | 'orders';
+  record: unknown;
+}
+
 export class CreatorState {
   readonly walls: Wall[] = [];
   readonly lists = new Map<string, ListEntry>();
@@ -132,6 +143,17 @@ export class CreatorState {
   readonly directGroups = new Map<number, DirectGroup>();
   /** Ignore flags written through POST /account/ignore, by fan index (1 mute, 4 VIP); unset: seeded. */
   readonly ignoreFlags = new Map<number, number>();
+  /**
+   * Fan messages received through POST /_sim/activity (also in sentMessages, the run-time overlay
+   * of each chat) still unread, per chat (group index), oldest first.
+   */
+  readonly receivedUnread = new Map<number, Message[]>();
+  /** Follows through activity, by fan index: the record (an unfollow reuses its id) and whether it stands. */
+  readonly follows = new Map<number, { follow: FollowRecord; following: boolean }>();
+  /** The newest subscription made through activity, by fan index (what an expiry points at). */
+  readonly subscriptions = new Map<number, Subscription>();
+  /** Notifications of activity, oldest first (ids minted at run time, so ascending). */
+  readonly notifications: NotificationEntry[] = [];
   private nextInternalId = 1;
 
   constructor(

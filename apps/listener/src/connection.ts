@@ -1,0 +1,250 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '@cg/config';
+import { eventId, type PublishInput } from '@cg/events';
+import type { AccountRecord, Store } from '@cg/store';
+import type { AccountSessions, Egress, Route } from '@cg/worker';
+import { type Dispatcher, WebSocket } from 'undici';
+import { BACKFILL_NOTIFICATION_TYPES, notificationEvent, type Occurrence, occurrences } from './catalog';
+import { authFrame, decodeFrames, type Frame, PING } from './frames';
+
+/** Numeric order of two decimal ids (snowflakes, no leading zeros). */
+const compareIds = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+/** Reconnect backoff (upstream-extended.md 2.3): 1.5 s, doubling, at most 15 s. */
+const BACKOFF_BASE_MS = 1_500;
+const BACKOFF_MAX_MS = 15_000;
+/** Unread messages and notifications a backfill reads at most (the platform's page). */
+const BACKFILL_UNREAD = 100;
+const BACKFILL_NOTIFICATIONS = 100;
+/** How often a held connection looks whether its account is still connected (disconnect, reauth). */
+const STATUS_CHECK_MS = 2_000;
+/** The web client's headers on the upgrade. */
+const ORIGIN = 'https://fansly.com';
+
+export interface ConnectionDeps {
+  wsUrl: string;
+  store: Store;
+  sessions: AccountSessions;
+  egress: Egress;
+  /** The dispatcher a websocket of this route goes through (its proxy's CONNECT tunnel), if any. */
+  dispatcherFor(route: Route): Dispatcher | undefined;
+  publish(tenantId: string, input: PublishInput): Promise<unknown>;
+  pingMs: number;
+  log: Logger;
+}
+
+/** How one websocket's life ended. */
+type Ended = 'closed' | 'gone';
+
+/**
+ * One account's realtime connection, held until `signal` aborts or the account is gone: open through
+ * its egress, authenticate with its session, ping, turn frames into events, reconnect with backoff;
+ * after each (re)connection, backfill what may have been missed.
+ */
+export async function holdAccount(
+  deps: ConnectionDeps,
+  tenantId: string,
+  accountId: string,
+  signal: AbortSignal,
+  stillOwned: () => Promise<boolean>,
+): Promise<void> {
+  const log = deps.log.child({ tenantId, accountId });
+  let backoff = BACKOFF_BASE_MS;
+  while (!signal.aborted) {
+    const account = await deps.store.accounts.get(tenantId, accountId);
+    if (account?.status !== 'connected' || !(await stillOwned())) return;
+    const started = Date.now();
+    try {
+      if ((await connectOnce(deps, account, signal, log)) === 'gone') return;
+    } catch (error) {
+      log.warn({ err: error }, 'realtime connection failed');
+    }
+    if (signal.aborted) return;
+    // A connection that lived a while had a good session: the next attempt starts from the base.
+    if (Date.now() - started > 4 * deps.pingMs) backoff = BACKOFF_BASE_MS;
+    await sleep(backoff * (0.8 + Math.random() * 0.4), undefined, { signal }).catch(() => undefined);
+    backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+  }
+}
+
+async function connectOnce(
+  deps: ConnectionDeps,
+  account: AccountRecord,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<Ended> {
+  const { tenantId, accountId } = account;
+  const session = await deps.store.accounts.session(tenantId, accountId);
+  if (!session) return 'gone';
+  const route = await deps.egress.ofAccount(tenantId, account);
+  const dispatcher = deps.dispatcherFor(route);
+  const socket = new WebSocket(deps.wsUrl, {
+    ...(dispatcher ? { dispatcher } : {}),
+    headers: { origin: ORIGIN },
+  } as ConstructorParameters<typeof WebSocket>[1]);
+  const events = new EventPipe(deps, account, log);
+  return new Promise<Ended>((resolve) => {
+    let lastSeen = Date.now();
+    let ended: Ended = 'closed';
+    let pinger: NodeJS.Timeout | undefined;
+    const status = setInterval(() => {
+      deps.store.accounts.get(tenantId, accountId).then(
+        (now) => {
+          if (now?.status === 'connected') return;
+          ended = 'gone';
+          socket.close();
+        },
+        () => undefined,
+      );
+    }, STATUS_CHECK_MS);
+    const finish = () => {
+      clearInterval(pinger);
+      clearInterval(status);
+      signal.removeEventListener('abort', stop);
+      resolve(ended);
+    };
+    const stop = () => socket.close();
+    signal.addEventListener('abort', stop, { once: true });
+    socket.onopen = () => socket.send(authFrame(session.token));
+    socket.onclose = finish;
+    socket.onerror = () => undefined;
+    socket.onmessage = (message) => {
+      lastSeen = Date.now();
+      for (const frame of decodeFrames(String(message.data))) {
+        const next = onFrame(frame);
+        if (next) {
+          ended = next;
+          socket.close();
+        }
+      }
+    };
+    const onFrame = (frame: Frame): Ended | undefined => {
+      switch (frame.kind) {
+        case 'session':
+          log.debug('realtime connection authenticated');
+          // Any inbound frame is liveness; without one for 1.2 pings, the socket is reset.
+          pinger = setInterval(() => {
+            if (Date.now() - lastSeen > 1.2 * deps.pingMs + deps.pingMs) socket.close();
+            else socket.send(PING);
+          }, deps.pingMs);
+          events.backfill(route);
+          return undefined;
+        case 'error':
+          if (frame.code === 401) {
+            // The session was ended: renew it as any call would (or mark the account), then reconnect.
+            events.renew(route);
+            return 'closed';
+          }
+          log.warn({ code: frame.code }, 'realtime error frame');
+          return 'closed';
+        case 'event':
+          events.live(frame.event);
+          return undefined;
+        default:
+          return undefined;
+      }
+    };
+  });
+}
+
+/**
+ * The events of one connection, published in the order they came (live frames and backfill alike);
+ * their ids come from the occurrences, so what a backfill finds again is not emitted twice.
+ */
+class EventPipe {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly deps: ConnectionDeps,
+    private readonly account: AccountRecord,
+    private readonly log: Logger,
+  ) {}
+
+  live(event: Parameters<typeof occurrences>[0]): void {
+    for (const occurrence of occurrences(event, this.account.platformAccountId)) this.emit(occurrence);
+  }
+
+  renew(route: Route): void {
+    this.enqueue(async () => {
+      await this.deps.sessions.call(this.account.tenantId, this.account.accountId, route, 'accountMe');
+    });
+  }
+
+  /**
+   * What a gap may have hidden: unread messages from fans (`GET /message/unread`, then each chat's
+   * newest messages), then the latest notifications.
+   */
+  backfill(route: Route): void {
+    this.enqueue(async () => {
+      await this.backfillMessages(route);
+      await this.backfillNotifications(route);
+    });
+  }
+
+  private async backfillMessages(route: Route): Promise<void> {
+    const { tenantId, accountId, platformAccountId } = this.account;
+    const call = <T>(endpoint: 'messageUnread' | 'chatMessages', query: Record<string, string | number>) =>
+      this.deps.sessions.call<T>(tenantId, accountId, route, endpoint, { query });
+    const unread = await call<{ messageInteractions?: { messageId?: string; groupId?: string }[] }>(
+      'messageUnread',
+      { limit: BACKFILL_UNREAD, offset: 0 },
+    );
+    const byGroup = new Map<string, Set<string>>();
+    for (const item of unread.messageInteractions ?? []) {
+      if (!item.groupId || !item.messageId) continue;
+      const ids = byGroup.get(item.groupId) ?? new Set<string>();
+      ids.add(item.messageId);
+      byGroup.set(item.groupId, ids);
+    }
+    const missed: Record<string, unknown>[] = [];
+    for (const [groupId, ids] of byGroup) {
+      const page = await call<{ messages?: Record<string, unknown>[] }>('chatMessages', {
+        groupId,
+        limit: Math.min(BACKFILL_UNREAD, ids.size + 10),
+      });
+      for (const message of page.messages ?? [])
+        if (ids.has(String(message.id)) && String(message.senderId) !== platformAccountId)
+          missed.push(message);
+    }
+    // Oldest first, as they would have come (ids are snowflakes: in time order).
+    missed.sort((a, b) => compareIds(String(a.id), String(b.id)));
+    for (const message of missed)
+      await this.publish({ event: 'messages.received', identity: [String(message.id)], data: message });
+  }
+
+  /** Tips, subscriptions, follows, purchases and expiries: the latest notifications, oldest first. */
+  private async backfillNotifications(route: Route): Promise<void> {
+    const { tenantId, accountId, platformAccountId } = this.account;
+    const page = await this.deps.sessions.call<{
+      notifications?: Record<string, unknown>[];
+      aggregationData?: Record<string, unknown>;
+    }>(tenantId, accountId, route, 'notifications', {
+      query: { limit: BACKFILL_NOTIFICATIONS, type: BACKFILL_NOTIFICATION_TYPES.join(',') },
+    });
+    for (const notification of (page.notifications ?? []).reverse()) {
+      const event = notificationEvent(notification, page.aggregationData ?? {});
+      if (event)
+        for (const occurrence of occurrences(event, platformAccountId)) await this.publish(occurrence);
+    }
+  }
+
+  private emit(occurrence: Occurrence): void {
+    this.enqueue(() => this.publish(occurrence));
+  }
+
+  private publish(occurrence: Occurrence): Promise<unknown> {
+    const { tenantId, accountId } = this.account;
+    return this.deps.publish(tenantId, {
+      id: eventId([accountId, occurrence.event, ...occurrence.identity]),
+      event: occurrence.event,
+      accountId,
+      data: occurrence.data,
+    });
+  }
+
+  private enqueue(task: () => Promise<unknown>): void {
+    this.tail = this.tail
+      .then(task)
+      .catch((error: unknown) => this.log.warn({ err: error }, 'realtime event not handled'));
+  }
+}

@@ -1,0 +1,95 @@
+import { type GatewayConfig, type Logger, loadEgressPlan, webhookSettings } from '@cg/config';
+import { createEvents } from '@cg/events';
+import { PlatformClient } from '@cg/platform-client';
+import { parseKeyring } from '@cg/secrets';
+import { connectRedis, createStore, watchRedis } from '@cg/store';
+import { AccountSessions, Egress, type Route, reauthEvents } from '@cg/worker';
+import { type Dispatcher, ProxyAgent } from 'undici';
+import { holdAccount } from './connection';
+import { startHolding } from './ownership';
+
+export { occurrences } from './catalog';
+export { decodeFrames, type Frame } from './frames';
+
+export interface Listener {
+  /** Starts taking accounts to hold. */
+  start(): void;
+  /** Ends every connection and hands the accounts back to the other listeners at once. */
+  close(): Promise<void>;
+}
+
+/**
+ * A listener process: holds the realtime connection of each account it owns (packages: ownership.ts)
+ * and turns what arrives into events in the tenant's log (packages/events), which delivers them.
+ */
+export async function createListener(config: GatewayConfig, logger: Logger): Promise<Listener> {
+  const plan = loadEgressPlan(config);
+  const redis = connectRedis(config.REDIS_URL);
+  watchRedis(redis, logger);
+  const keyring = parseKeyring(config.ENCRYPTION_KEY);
+  const store = createStore(redis, config.REDIS_PREFIX, keyring);
+  const events = createEvents(redis, config.REDIS_PREFIX, keyring, webhookSettings(config));
+  const client = new PlatformClient({
+    baseUrl: config.PLATFORM_URL,
+    timeoutMs: config.PLATFORM_TIMEOUT_MS,
+    connections: config.PLATFORM_CONNECTIONS,
+    ...(config.PLATFORM_CHECK_KEY === undefined ? {} : { checkKey: config.PLATFORM_CHECK_KEY }),
+  });
+  const log = logger.child({ module: 'listener' });
+  const egress = new Egress(client, plan, store, log);
+  const sessions = new AccountSessions(
+    store.accounts,
+    2 * config.PLATFORM_TIMEOUT_MS + 5_000,
+    reauthEvents(store, events.publishEvent),
+  );
+  // A websocket needs a CONNECT tunnel through its proxy, whatever the platform's scheme.
+  const tunnels = new Map<string, Dispatcher>();
+  const dispatcherFor = (route: Route): Dispatcher | undefined => {
+    const url = route.choice === null ? undefined : plan?.byId.get(route.choice.id)?.url;
+    if (url === undefined) return undefined;
+    let tunnel = tunnels.get(url);
+    if (!tunnel) {
+      tunnel = new ProxyAgent({ uri: url, proxyTunnel: true });
+      tunnels.set(url, tunnel);
+    }
+    return tunnel;
+  };
+  const deps = {
+    wsUrl: config.PLATFORM_WS_URL,
+    store,
+    sessions,
+    egress,
+    dispatcherFor,
+    publish: (tenantId: string, input: Parameters<typeof events.publishEvent>[1]) =>
+      events.publishEvent(tenantId, input),
+    pingMs: config.LISTENER_PING_MS,
+    log,
+  };
+  const holding = () =>
+    startHolding({
+      redis,
+      prefix: config.REDIS_PREFIX,
+      capacity: config.LISTENER_CAPACITY,
+      failoverMs: config.LISTENER_FAILOVER_MS,
+      rotateMs: config.LISTENER_ROTATE_MS,
+      hold: ({ tenantId, accountId }, signal, stillOwned) =>
+        holdAccount(deps, tenantId, accountId, signal, stillOwned),
+      onError: (error) => {
+        if ((error as NodeJS.ErrnoException).syscall !== undefined) return;
+        log.error({ err: error }, 'listener error');
+      },
+    });
+  let holder: ReturnType<typeof startHolding> | undefined;
+  return {
+    start: () => {
+      holder ??= holding();
+    },
+    close: async () => {
+      await holder?.close();
+      await events.close();
+      await Promise.all([...tunnels.values()].map((tunnel) => tunnel.close()));
+      await client.close();
+      redis.disconnect();
+    },
+  };
+}

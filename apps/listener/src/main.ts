@@ -1,0 +1,4 @@
+import { runProcess } from '@cg/config';
+import { createListener } from './index';
+
+await runProcess('listener', createListener, 'stopping: handing the connections back to the other listeners');

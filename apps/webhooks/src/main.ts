@@ -1,0 +1,4 @@
+import { runProcess } from '@cg/config';
+import { createWebhookDelivery } from './index';
+
+await runProcess('webhooks', createWebhookDelivery, 'stopping: no new deliveries, finishing in-flight ones');
