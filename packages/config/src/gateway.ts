@@ -149,6 +149,7 @@ export function webhookSettings(config: GatewayConfig) {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     concurrency: config.WEBHOOK_CONCURRENCY,
     endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    lockMs: config.WORKER_LOCK_MS,
   };
 }
 

@@ -19,7 +19,7 @@ export {
 export { eventId, isEndpointId } from './ids';
 export { type EventKeys, eventKeys, WEBHOOKS_QUEUE } from './keys';
 export { type EventPage, isEventCursor, type PublishInput, type PublishResult } from './log';
-export { signatureHeader, webhookHeaders } from './signing';
+export { SIGNATURE_TOLERANCE_S, signatureHeader, verifyWebhook, webhookHeaders } from './signing';
 export { type DeliveryWorker, startDeliveryWorker } from './worker';
 
 /** The webhook and event-log settings (packages/config `webhookSettings`). */
@@ -38,6 +38,8 @@ export interface WebhookSettings {
   concurrency: number;
   /** Deliveries of one endpoint in flight at once, across all processes. */
   endpointConcurrency: number;
+  /** A delivery whose process stops renewing its lock this long is taken over by another. */
+  lockMs: number;
 }
 
 /** Where a process that makes events puts them (`Events.publishEvent`). */

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The key bytes of a `whsec_<base64>` secret. */
 function secretKey(secret: string): Buffer {
@@ -29,4 +29,33 @@ export function webhookHeaders(secrets: readonly string[], id: string, body: str
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signatureHeader(secrets, id, timestamp, body),
   };
+}
+
+/** How far a delivery's timestamp may be from the receiver's clock (Standard Webhooks: 5 min). */
+export const SIGNATURE_TOLERANCE_S = 300;
+
+/**
+ * The receiver's check: the delivery is signed with `secret` (one of the `v1,` signatures matches,
+ * compared in constant time) and its timestamp is within the tolerance.
+ */
+export function verifyWebhook(
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  secret: string,
+  now = Date.now(),
+): boolean {
+  const one = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const id = one('webhook-id');
+  const timestamp = Number(one('webhook-timestamp'));
+  const signatures = one('webhook-signature');
+  if (!id || !signatures || !Number.isInteger(timestamp)) return false;
+  if (Math.abs(now / 1000 - timestamp) > SIGNATURE_TOLERANCE_S) return false;
+  const expected = Buffer.from(signatureHeader([secret], id, timestamp, body).slice('v1,'.length), 'base64');
+  return signatures.split(' ').some((part) => {
+    const given = Buffer.from(part.slice(part.indexOf(',') + 1), 'base64');
+    return part.startsWith('v1,') && given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }

@@ -137,6 +137,8 @@ export function startDeliveryWorker(
     autorun: false,
     settings: { backoffStrategy: (attemptsMade: number) => schedule[attemptsMade] ?? schedule.at(-1) ?? 0 },
     // A process that died mid-delivery: its jobs are taken over after the lock (at least once).
+    lockDuration: settings.lockMs,
+    stalledInterval: Math.max(500, Math.floor(settings.lockMs / 2)),
     maxStalledCount: 10,
   });
   return {

@@ -1,10 +1,37 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { safeLookup } from '../src/destination';
-import { eventId, isPrivateAddress, signatureHeader, urlProblem, webhookHeaders } from '../src/index';
+import {
+  eventId,
+  isPrivateAddress,
+  signatureHeader,
+  urlProblem,
+  verifyWebhook,
+  webhookHeaders,
+} from '../src/index';
 import { postWebhook } from '../src/post';
 
 describe('webhook signatures (Standard Webhooks)', () => {
+  it('are verified by the receiver’s check: the published example passes, any change fails', () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const headers = {
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': '1614265330',
+      'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    };
+    const body = '{"test": 2432232314}';
+    const at = 1614265330 * 1000;
+    expect(verifyWebhook(headers, body, secret, at)).toBe(true);
+    // Beside a rotated-out secret's signature, in either order.
+    const both = { ...headers, 'webhook-signature': `v1,AAAA ${headers['webhook-signature']}` };
+    expect(verifyWebhook(both, body, secret, at)).toBe(true);
+    expect(verifyWebhook(headers, '{"test": 2432232315}', secret, at)).toBe(false);
+    expect(verifyWebhook({ ...headers, 'webhook-id': 'msg_other' }, body, secret, at)).toBe(false);
+    expect(verifyWebhook(headers, body, 'whsec_c2VjcmV0', at)).toBe(false);
+    expect(verifyWebhook(headers, body, secret, at + 301_000)).toBe(false);
+    expect(verifyWebhook({ ...headers, 'webhook-signature': undefined }, body, secret, at)).toBe(false);
+  });
+
   it('match the scheme’s published example', () => {
     // The example of the Standard Webhooks specification (and Svix's documentation).
     const header = signatureHeader(
