@@ -1,3 +1,6 @@
+import { createLogger, loadGatewayConfig } from '@cg/config';
+import { createListener } from '@cg/listener';
+import { ListenJobs } from '@cg/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
 import { eventually, spawnApp } from '../support/processes';
@@ -100,5 +103,36 @@ describe('listener failover', () => {
     expect((await realtime()).maxAtOnce).toBe(1);
     // Lock expiry plus the stalled check, plus the reconnect's first backoff at most.
     expect(tookOverMs).toBeLessThan(FAILOVER_MS + 3_000);
+  });
+});
+
+describe('listener start', () => {
+  it('holds the accounts connected before any listener ran, whose listen job is missing', async () => {
+    const own = await startStack({ env: { LISTENER_PING_MS: '1000' } });
+    try {
+      const connected = await connectAccount(own, 'creator_2fa');
+      // As if connected before listeners existed: no listen job.
+      const jobs = new ListenJobs(own.redis, own.prefix);
+      await jobs.unwatch('t1', connected);
+      await jobs.close();
+      const config = loadGatewayConfig(own.env);
+      const listener = await createListener(config, createLogger({ level: 'warn', name: 'test' }));
+      listener.start();
+      try {
+        const platformAccountId = account(own, 'creator_2fa').platformAccountId;
+        await eventually(
+          async () => {
+            const seen = await simJson(own, '/_sim/observations');
+            return seen.accounts[platformAccountId]?.realtime?.current === 1 ? true : undefined;
+          },
+          10_000,
+          'held after the start',
+        );
+      } finally {
+        await listener.close();
+      }
+    } finally {
+      await own.stop();
+    }
   });
 });

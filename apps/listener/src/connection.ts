@@ -101,7 +101,8 @@ async function connectOnce(
       clearInterval(pinger);
       clearInterval(status);
       signal.removeEventListener('abort', stop);
-      resolve(ended);
+      // What came before the close is published (or given up) before the hold moves on.
+      void events.drained().then(() => resolve(ended));
     };
     const stop = () => socket.close();
     signal.addEventListener('abort', stop, { once: true });
@@ -240,6 +241,11 @@ class EventPipe {
       accountId,
       data: occurrence.data,
     });
+  }
+
+  /** Resolves once every event taken so far is published (or failed). */
+  drained(): Promise<void> {
+    return this.tail.then(() => undefined);
   }
 
   private enqueue(task: () => Promise<unknown>): void {

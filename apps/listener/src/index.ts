@@ -1,6 +1,7 @@
 import { type GatewayConfig, type Logger, loadEgressPlan, webhookSettings } from '@cg/config';
 import { createEvents } from '@cg/events';
 import { PlatformClient } from '@cg/platform-client';
+import { ListenJobs } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, createStore, watchRedis } from '@cg/store';
 import { AccountSessions, Egress, type Route, reauthEvents } from '@cg/worker';
@@ -79,13 +80,23 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
         log.error({ err: error }, 'listener error');
       },
     });
+  // Every connected account has its listen job (the worker adds it at connect): this finds those
+  // connected before listeners existed, or whose job was lost, at each start.
+  const listen = new ListenJobs(redis, config.REDIS_PREFIX);
+  const reconcile = async () => {
+    for (const tenantId of await store.accounts.tenants())
+      for (const account of await store.accounts.list(tenantId))
+        if (account.status === 'connected') await listen.watch(tenantId, account.accountId);
+  };
   let holder: ReturnType<typeof startHolding> | undefined;
   return {
     start: () => {
       holder ??= holding();
+      reconcile().catch((error: unknown) => log.error({ err: error }, 'could not check the accounts held'));
     },
     close: async () => {
       await holder?.close();
+      await listen.close();
       await events.close();
       await Promise.all([...tunnels.values()].map((tunnel) => tunnel.close()));
       await client.close();

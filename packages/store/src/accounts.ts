@@ -180,6 +180,25 @@ export class AccountStore {
     return null;
   }
 
+  /**
+   * Every tenant that has accounts, found by scanning their account indexes (a maintenance pass:
+   * the listeners' check, at start, that every connected account is held).
+   */
+  async tenants(): Promise<string[]> {
+    const pattern = this.keys.tenantAccounts('*');
+    const [head = '', tail = ''] = this.keys.tenantAccounts('\u0000').split('\u0000');
+    const found = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys)
+        if (key.startsWith(head) && key.endsWith(tail))
+          found.add(key.slice(head.length, key.length - tail.length));
+    } while (cursor !== '0');
+    return [...found];
+  }
+
   async list(tenantId: string): Promise<AccountRecord[]> {
     const ids = await this.redis.zrange(this.keys.tenantAccounts(tenantId), 0, -1);
     const records = await Promise.all(ids.map((id) => this.get(tenantId, id)));
