@@ -1,5 +1,5 @@
 import { type Envelope, envelope, GatewayError, type Outcome } from '@cg/contract';
-import type { JobState, StoredOutcome, WaitResult } from '@cg/queue';
+import type { JobState, OperationsQueue, StoredOutcome, WaitResult } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiConfig } from './context';
@@ -8,18 +8,20 @@ import type { ApiConfig } from './context';
  * Sends what a job came to: its envelope, its error, or 202 with where to look later. The same
  * function answers the original request and `GET /jobs/{id}`, so both give the same status and body.
  */
-export function sendResult(
+export async function sendResult(
   reply: FastifyReply,
   request: FastifyRequest,
   jobId: string,
   result: WaitResult,
-  deps: { keyring: Keyring; config: ApiConfig },
-): FastifyReply {
+  deps: { keyring: Keyring; config: ApiConfig; queue: Pick<OperationsQueue, 'awaitCallback'> },
+): Promise<FastifyReply> {
   if (result.state === 'completed') {
     const body = envelope(openOutcome(result.outcome, jobId, deps.keyring));
     return reply.status(body.statusCode).send(body);
   }
   if (result.state === 'failed') throw GatewayError.fromWire(result.failedReason);
+  // Answered 202: its end becomes a jobs.completed or jobs.failed event (apps/webhooks tells it).
+  await deps.queue.awaitCallback(jobId);
   const statusUrl = jobStatusUrl(request, jobId, deps.config);
   return reply
     .status(202)

@@ -2,6 +2,7 @@ import { type GatewayConfig, type Logger, webhookSettings } from '@cg/config';
 import { createEvents, startDeliveryWorker } from '@cg/events';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, watchRedis } from '@cg/store';
+import { startJobCallbacks } from './callbacks';
 
 export interface WebhookDelivery {
   start(): void;
@@ -17,8 +18,10 @@ export async function createWebhookDelivery(config: GatewayConfig, logger: Logge
   const redis = connectRedis(config.REDIS_URL);
   watchRedis(redis, logger);
   const settings = webhookSettings(config);
-  const events = createEvents(redis, config.REDIS_PREFIX, parseKeyring(config.ENCRYPTION_KEY), settings);
+  const keyring = parseKeyring(config.ENCRYPTION_KEY);
+  const events = createEvents(redis, config.REDIS_PREFIX, keyring, settings);
   const log = logger.child({ module: 'webhooks' });
+  const callbacks = startJobCallbacks(redis, config, keyring, events.publishEvent, log);
   const delivery = startDeliveryWorker(redis, events, settings, log);
   const { worker } = delivery;
   worker.on('failed', (job, error) => {
@@ -41,7 +44,7 @@ export async function createWebhookDelivery(config: GatewayConfig, logger: Logge
     close: async () => {
       // Deliveries in flight end within WEBHOOK_TIMEOUT_MS; one that does not finish in the grace is
       // taken over by another process once its lock lapses (stalled), so it is delivered at least once.
-      const closed = Promise.all([delivery.close(), events.close()]).then(() => true);
+      const closed = Promise.all([delivery.close(), callbacks.close(), events.close()]).then(() => true);
       const late = new Promise<false>((resolve) =>
         setTimeout(resolve, config.SHUTDOWN_GRACE_MS, false).unref(),
       );

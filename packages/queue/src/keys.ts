@@ -24,6 +24,8 @@ export const OPERATIONS_QUEUE = 'operations';
 export interface QueueKeys {
   /** BullMQ's `prefix` option for the queue: `{p:q}`. */
   bullmqPrefix: string;
+  /** ZSET requests answered 202 whose end is still to be told as an event, by when (ms). */
+  callbacks: string;
   /**
    * What BullMQ's keys of the operations queue start with (`queue.toKey('')`): `{p:q}:operations:`.
    * A job's hash is `<jobPrefix><jobId>`, its lock `<jobPrefix><jobId>:lock` (lua/bullmq.lua).
@@ -79,6 +81,7 @@ export function queueKeys(prefix: string): QueueKeys {
   const cancelledPrefix = `${tag}:cancel:`;
   return {
     bullmqPrefix: tag,
+    callbacks: `${tag}:callbacks`,
     jobPrefix,
     job: (jobId) => `${jobPrefix}${jobId}`,
     delayed: `${jobPrefix}delayed`,

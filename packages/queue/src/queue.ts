@@ -49,6 +49,8 @@ export interface QueueOptions {
   newJobId: () => string;
   /** A failure after the requests were accepted (waking other jobs): they are safe; it is logged. */
   onError?: (error: Error) => void;
+  /** Told of each request the queue's events say ended (in every process that listens). */
+  onEnded?: (jobId: string, result: WaitResult) => void;
 }
 
 /**
@@ -122,7 +124,7 @@ export class OperationsQueue {
     events.on('completed', ({ jobId, returnvalue }) => {
       const value = returnvalue as unknown as StoredOutcome | BatchOutcome;
       if ('items' in value) this.settleItems(jobId, value);
-      else this.waiters.settle(jobId, { state: 'completed', outcome: value });
+      else this.ended(jobId, { state: 'completed', outcome: value });
     });
     // A batch reports requests that ended while others run, so a quick one is not held by a slow one.
     events.on('progress', ({ jobId, data }) => {
@@ -130,7 +132,7 @@ export class OperationsQueue {
         this.settleItems(jobId, data as unknown as BatchOutcome);
     });
     events.on('failed', ({ jobId, failedReason }) => {
-      this.waiters.settle(jobId, { state: 'failed', failedReason });
+      this.ended(jobId, { state: 'failed', failedReason });
       this.failBatch(jobId, failedReason).catch((error: unknown) => this.options.onError?.(error as Error));
     });
     return events;
@@ -500,9 +502,38 @@ export class OperationsQueue {
   /** A batch's requests that ended; a moved one is answered by its own job. */
   private settleItems(batchId: string, outcome: BatchOutcome): void {
     for (const { jobId, item } of endedItems(batchId, outcome)) {
-      if ('failed' in item) this.waiters.settle(jobId, { state: 'failed', failedReason: item.failed });
-      else this.waiters.settle(jobId, { state: 'completed', outcome: item });
+      if ('failed' in item) this.ended(jobId, { state: 'failed', failedReason: item.failed });
+      else this.ended(jobId, { state: 'completed', outcome: item });
     }
+  }
+
+  private ended(jobId: string, result: WaitResult): void {
+    this.waiters.settle(jobId, result);
+    this.options.onEnded?.(jobId, result);
+  }
+
+  // ---- job callbacks: requests answered 202, whose end becomes a jobs.completed / jobs.failed event
+
+  /** Notes a request answered 202: its end is to be told as an event. */
+  async awaitCallback(jobId: string): Promise<void> {
+    await this.options.redis.zadd(queueKeys(this.options.prefix).callbacks, Date.now(), jobId);
+  }
+
+  /** Takes a noted request's callback: true for the one process that gets to tell it. */
+  async claimCallback(jobId: string): Promise<boolean> {
+    return (await this.options.redis.zrem(queueKeys(this.options.prefix).callbacks, jobId)) === 1;
+  }
+
+  /** Noted requests waiting at least `ms` (their end may have been missed: they are looked at). */
+  callbacksOlderThan(ms: number, limit: number): Promise<string[]> {
+    return this.options.redis.zrangebyscore(
+      queueKeys(this.options.prefix).callbacks,
+      '-inf',
+      Date.now() - ms,
+      'LIMIT',
+      0,
+      limit,
+    );
   }
 
   /** A batch job failed as a whole: its waiting requests fail with it, except those moved out. */

@@ -1,0 +1,89 @@
+import { type GatewayConfig, type Logger, laneSettings } from '@cg/config';
+import { envelope, errorBody, GatewayError, type Outcome } from '@cg/contract';
+import { eventId, type PublishEvent } from '@cg/events';
+import { OperationsQueue, resultOf, type WaitResult } from '@cg/queue';
+import type { Keyring } from '@cg/secrets';
+import { newId, type Redis } from '@cg/store';
+
+/** How long a request answered 202 may have ended unseen before the sweep looks at it. */
+const SWEEP_AFTER_MS = 5_000;
+const SWEEP_EVERY_MS = 2_500;
+const SWEEP_BATCH = 200;
+
+/**
+ * `jobs.completed` / `jobs.failed`: the end of each request answered 202 (the API notes them), told
+ * as an event of its tenant. The queue's events say when a request ends; a sweep finds the ones whose
+ * end came unseen (this process down, the note written after the end). Any number of processes may
+ * run it: one takes each callback (`claimCallback`), and the event id is the job's.
+ */
+export function startJobCallbacks(
+  redis: Redis,
+  config: GatewayConfig,
+  keyring: Keyring,
+  publish: PublishEvent,
+  log: Logger,
+): { close(): Promise<void> } {
+  const tell = async (jobId: string, result: WaitResult) => {
+    if (result.state === 'pending' || !(await queue.claimCallback(jobId))) return;
+    const view = await queue.get(jobId);
+    if (!view) return;
+    const completed = result.state === 'completed';
+    await publish(view.payload.tenantId, {
+      id: eventId(['job', jobId, result.state]),
+      event: completed ? 'jobs.completed' : 'jobs.failed',
+      accountId: view.payload.accountId ?? null,
+      data: { jobId, ...jobAnswer(result, jobId, keyring) },
+    });
+  };
+  const told = (jobId: string, result: WaitResult) =>
+    tell(jobId, result).catch((error: unknown) => log.warn({ err: error, jobId }, 'job callback not told'));
+  const queue = new OperationsQueue({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    retentionSeconds: config.JOB_RETENTION_SECONDS,
+    attempts: config.JOB_ATTEMPTS,
+    backoffMs: config.JOB_BACKOFF_MS,
+    lanes: laneSettings(config),
+    newJobId: () => newId('job'),
+    onEnded: (jobId, result) => void told(jobId, result),
+  });
+  const sweep = async () => {
+    for (const jobId of await queue.callbacksOlderThan(SWEEP_AFTER_MS, SWEEP_BATCH)) {
+      const view = await queue.get(jobId);
+      // Gone past its retention: nothing left to tell.
+      if (!view) await queue.claimCallback(jobId);
+      else await told(jobId, resultOf(view));
+    }
+  };
+  const timer = setInterval(() => {
+    sweep().catch((error: unknown) => log.warn({ err: error }, 'job callbacks sweep failed'));
+  }, SWEEP_EVERY_MS);
+  return {
+    close: async () => {
+      clearInterval(timer);
+      await queue.close();
+    },
+  };
+}
+
+/**
+ * What `GET /jobs/{jobId}` answers for the ended request: its status and body. A sealed result (a
+ * connection's session) stays out of the event: `GET /jobs/{jobId}` gives it to the key's holder.
+ */
+function jobAnswer(
+  result: Exclude<WaitResult, { state: 'pending' }>,
+  jobId: string,
+  keyring: Keyring,
+): { status: number; body: unknown } {
+  if (result.state === 'failed') {
+    const error = GatewayError.fromWire(result.failedReason);
+    return { status: error.statusCode, body: errorBody(error) };
+  }
+  const outcome = result.outcome;
+  if ('sealed' in outcome) {
+    const { statusCode, message } = keyring.openJson<Outcome>(outcome.sealed, jobId);
+    return { status: statusCode, body: { statusCode, message, sealed: true } };
+  }
+  const body = envelope(outcome);
+  return { status: body.statusCode, body };
+}
