@@ -409,6 +409,15 @@ describe('re-authentication', () => {
       (a: any) => a.accountId === id,
     );
     expect(listed.status).toBe('reauth_required');
+    // Told as an event too; a second factor asked is no failed authentication.
+    const told = async (name: string) =>
+      (await gw(stack, 'GET', `/events?event=${name}&accountId=${id}`)).body.data.events;
+    expect(await told('accounts.reauth_required')).toHaveLength(1);
+    expect((await told('accounts.reauth_required'))[0].data).toMatchObject({
+      accountId: id,
+      status: 'reauth_required',
+    });
+    expect(await told('accounts.authentication_failed')).toHaveLength(0);
     // Refused before anything is queued while the account waits for a new login.
     expectError(await gw(stack, 'GET', `/${id}/me`), 409, 'REAUTH_REQUIRED');
 

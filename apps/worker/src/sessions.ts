@@ -40,10 +40,14 @@ export class AccountSessions {
     private readonly accounts: AccountStore,
     /** How long a re-login's lock lasts unless renewed (it is, while the login runs). */
     private readonly reloginLockMs: number,
-    /** Told once when this process marks an account as needing a new login. */
+    /**
+     * Told once when this process marks an account as needing a new login; `refused`: the platform
+     * refused its stored password (rather than asking for a second factor).
+     */
     private readonly onReauthRequired: (
       tenantId: string,
       accountId: string,
+      refused: boolean,
     ) => Promise<void> = async () => {},
   ) {}
 
@@ -174,6 +178,7 @@ export class AccountSessions {
           accountId,
           state,
           'the platform no longer accepts the stored password',
+          true,
         );
       // Transient (429, 5xx, timeouts): the job is retried. Anything else is the platform's, not the
       // caller's request's: the account stays connected.
@@ -189,6 +194,7 @@ export class AccountSessions {
         accountId,
         state,
         'the platform asks for a second factor to renew the session',
+        false,
       );
     const session: PlatformSessionState = { token: outcome.session.token, deviceId, deviceIdAt };
     if (!(await this.accounts.saveSession(tenantId, accountId, session))) throw disconnected();
@@ -204,9 +210,10 @@ export class AccountSessions {
     accountId: string,
     state: NonNullable<LoginState>,
     why: string,
+    refused: boolean,
   ): Promise<PlatformSessionState> {
     if (await this.accounts.markReauthRequired(tenantId, accountId, state.sealed)) {
-      await this.onReauthRequired(tenantId, accountId);
+      await this.onReauthRequired(tenantId, accountId, refused);
     } else {
       const now = await this.accounts.loginState(tenantId, accountId);
       if (now?.status === 'connected' && now.session) return now.session;
@@ -245,16 +252,18 @@ function reauthRequired(
 }
 
 /**
- * The `accounts.reauth_required` event of an account this process marked: one per marking (the
+ * The events of an account this process marked as needing a new login (`accounts.reauth_required`,
+ * after `accounts.authentication_failed` when its password was refused): one each per marking (the
  * record's time tells them apart), from the one process whose mark took.
  */
 export function reauthEvents(store: Store, publish: PublishEvent) {
-  return async (tenantId: string, accountId: string): Promise<void> => {
+  return async (tenantId: string, accountId: string, refused: boolean): Promise<void> => {
     const account = await store.accounts.get(tenantId, accountId);
-    if (account)
-      await publish(
-        tenantId,
-        accountEvent('accounts.reauth_required', accountSummary(account), account.updatedAt),
-      );
+    if (!account) return;
+    const summary = accountSummary(account);
+    // The stored password refused: the authentication failed, and the account needs a new login.
+    if (refused)
+      await publish(tenantId, accountEvent('accounts.authentication_failed', summary, account.updatedAt));
+    await publish(tenantId, accountEvent('accounts.reauth_required', summary, account.updatedAt));
   };
 }
