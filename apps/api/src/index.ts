@@ -1,4 +1,4 @@
-import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan, webhookSettings } from '@cg/config';
+import { type GatewayConfig, type Logger, loadEgressPlan, queueSettings, webhookSettings } from '@cg/config';
 import { createEvents } from '@cg/events';
 import { assertRegistry } from '@cg/operations';
 import { OperationsQueue } from '@cg/queue';
@@ -25,11 +25,7 @@ export async function createApi(config: GatewayConfig, logger: Logger): Promise<
   }
   const queue = new OperationsQueue({
     redis,
-    prefix: config.REDIS_PREFIX,
-    retentionSeconds: config.JOB_RETENTION_SECONDS,
-    attempts: config.JOB_ATTEMPTS,
-    backoffMs: config.JOB_BACKOFF_MS,
-    lanes: laneSettings(config),
+    ...queueSettings(config),
     newJobId: () => newId('job'),
     onError: (error) => logger.error({ err: error }, 'waking queued jobs failed'),
   });

@@ -1,4 +1,4 @@
-import { type GatewayConfig, type Logger, laneSettings } from '@cg/config';
+import { type GatewayConfig, type Logger, queueSettings } from '@cg/config';
 import { envelope, errorBody, GatewayError, type Outcome } from '@cg/contract';
 import { eventId, type PublishEvent } from '@cg/events';
 import { OperationsQueue, resultOf, type WaitResult } from '@cg/queue';
@@ -39,11 +39,7 @@ export function startJobCallbacks(
     tell(jobId, result).catch((error: unknown) => log.warn({ err: error, jobId }, 'job callback not told'));
   const queue = new OperationsQueue({
     redis,
-    prefix: config.REDIS_PREFIX,
-    retentionSeconds: config.JOB_RETENTION_SECONDS,
-    attempts: config.JOB_ATTEMPTS,
-    backoffMs: config.JOB_BACKOFF_MS,
-    lanes: laneSettings(config),
+    ...queueSettings(config),
     newJobId: () => newId('job'),
     onEnded: (jobId, result) => void told(jobId, result),
   });

@@ -139,6 +139,17 @@ export function laneSettings(config: GatewayConfig) {
   };
 }
 
+/** What the operations queue is built with (packages/queue `QueueOptions`), besides Redis and ids. */
+export function queueSettings(config: GatewayConfig) {
+  return {
+    prefix: config.REDIS_PREFIX,
+    retentionSeconds: config.JOB_RETENTION_SECONDS,
+    attempts: config.JOB_ATTEMPTS,
+    backoffMs: config.JOB_BACKOFF_MS,
+    lanes: laneSettings(config),
+  };
+}
+
 /** The event log's and the webhooks' settings (packages/events `WebhookSettings`) from the configuration. */
 export function webhookSettings(config: GatewayConfig) {
   return {
