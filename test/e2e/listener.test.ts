@@ -1,3 +1,6 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSuccess } from '../support/assert';
 import { connectAccount } from '../support/common';
@@ -9,6 +12,7 @@ import { account, gw, startStack, type TestStack } from '../support/stack';
  * The listener (apps/listener) against the sandbox's realtime endpoint: it holds one connection per
  * connected account, turns what the platform pushes into the contract's events in the tenant's log
  * (GET /events), backfills what a dropped connection missed, and lets go of a disconnected account.
+ * A webhook receiver registered for the tenant gets every one of them, signed.
  */
 
 interface GatewayEvent {
@@ -21,16 +25,54 @@ interface GatewayEvent {
 
 let stack: TestStack;
 let accountId: string;
+let receiver: Server;
+let secret: string;
+/** What the receiver got: each delivery's event and whether its signature checked out. */
+const received: { event: GatewayEvent; signed: boolean; at: number }[] = [];
+
+/** Standard Webhooks, checked by the algorithm: HMAC-SHA256 of "<id>.<timestamp>.<body>". */
+function signedBy(
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  key: string,
+): boolean {
+  const content = `${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`;
+  const expected = createHmac('sha256', Buffer.from(key.slice('whsec_'.length), 'base64'))
+    .update(content)
+    .digest('base64');
+  return String(headers['webhook-signature'] ?? '')
+    .split(' ')
+    .includes(`v1,${expected}`);
+}
 
 beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      received.push({
+        event: JSON.parse(body),
+        signed: signedBy(request.headers, body, secret),
+        at: Date.now(),
+      });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   stack = await startStack({
     listener: true,
-    env: { LISTENER_FAILOVER_MS: '3000', LISTENER_PING_MS: '1000' },
+    webhooks: true,
+    env: { LISTENER_FAILOVER_MS: '3000', LISTENER_PING_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+  secret = (await gw(stack, 'POST', '/webhooks', { body: { url } })).body.data.secret;
   accountId = await connectAccount(stack, 'creator_demo');
 });
 afterAll(async () => {
   await stack?.stop();
+  await new Promise((done) => receiver?.close(done));
 });
 
 /** Makes something happen on creator_demo's account; answers the platform objects it made. */
@@ -158,6 +200,25 @@ describe('the listener', () => {
       'reconnected',
     );
     expect((await realtime()).maxAtOnce).toBe(1);
+  });
+
+  it('delivers every event of the log to the tenant’s webhook, signed, within 2 s', async () => {
+    const logged = await allEvents();
+    expect(logged.length).toBeGreaterThan(15);
+    await eventually(
+      async () => {
+        const ids = new Set(received.map((r) => r.event.id));
+        return logged.every((e) => ids.has(e.id)) ? true : undefined;
+      },
+      2_000,
+      'every event at the receiver',
+    );
+    for (const delivery of received) {
+      expect(delivery.signed).toBe(true);
+      expect(delivery.at - Date.parse(delivery.event.timestamp)).toBeLessThan(2_000);
+    }
+    const first = received.find((r) => r.event.id === logged[0]?.id);
+    expect(first?.event).toEqual(logged[0]);
   });
 
   it('lets go of the account within seconds of its disconnection', async () => {
