@@ -6,6 +6,7 @@ import type { AccountSessions, Egress, Route } from '@cg/worker';
 import { type Dispatcher, WebSocket } from 'undici';
 import { BACKFILL_NOTIFICATION_TYPES, notificationEvent, type Occurrence, occurrences } from './catalog';
 import { authFrame, decodeFrames, type Frame, PING } from './frames';
+import type { AccountWatch } from './watch';
 
 /** Numeric order of two decimal ids (snowflakes, no leading zeros). */
 const compareIds = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
@@ -16,8 +17,6 @@ const BACKOFF_MAX_MS = 15_000;
 /** Unread messages and notifications a backfill reads at most (the platform's page). */
 const BACKFILL_UNREAD = 100;
 const BACKFILL_NOTIFICATIONS = 100;
-/** How often a held connection looks whether its account is still connected (disconnect, reauth). */
-const STATUS_CHECK_MS = 2_000;
 /** The web client's headers on the upgrade. */
 const ORIGIN = 'https://fansly.com';
 
@@ -29,6 +28,8 @@ export interface ConnectionDeps {
   /** The dispatcher a websocket of this route goes through (its proxy's CONNECT tunnel), if any. */
   dispatcherFor(route: Route): Dispatcher | undefined;
   publish(tenantId: string, input: PublishInput): Promise<unknown>;
+  /** Closes a connection whose account is disconnected or waits for a new login. */
+  watch: AccountWatch;
   pingMs: number;
   log: Logger;
 }
@@ -87,19 +88,13 @@ async function connectOnce(
     let lastSeen = Date.now();
     let ended: Ended = 'closed';
     let pinger: NodeJS.Timeout | undefined;
-    const status = setInterval(() => {
-      deps.store.accounts.get(tenantId, accountId).then(
-        (now) => {
-          if (now?.status === 'connected') return;
-          ended = 'gone';
-          socket.close();
-        },
-        () => undefined,
-      );
-    }, STATUS_CHECK_MS);
+    const unwatch = deps.watch.watch(tenantId, accountId, () => {
+      ended = 'gone';
+      socket.close();
+    });
     const finish = () => {
       clearInterval(pinger);
-      clearInterval(status);
+      unwatch();
       signal.removeEventListener('abort', stop);
       // What came before the close is published (or given up) before the hold moves on.
       void events.drained().then(() => resolve(ended));

@@ -8,9 +8,13 @@ import { AccountSessions, Egress, type Route, reauthEvents } from '@cg/worker';
 import { type Dispatcher, ProxyAgent } from 'undici';
 import { holdAccount } from './connection';
 import { startHolding } from './ownership';
+import { AccountWatch } from './watch';
 
 export { occurrences } from './catalog';
 export { decodeFrames, type Frame } from './frames';
+
+/** How often the accounts held are checked for a disconnection or a lost session. */
+const ACCOUNT_CHECK_MS = 2_000;
 
 export interface Listener {
   /** Starts taking accounts to hold. */
@@ -55,8 +59,13 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
     }
     return tunnel;
   };
+  // Disconnected accounts are let go of within this long.
+  const watch = new AccountWatch(store, ACCOUNT_CHECK_MS, (error) =>
+    log.warn({ err: error }, 'could not check the accounts held'),
+  );
   const deps = {
     wsUrl: config.PLATFORM_WS_URL,
+    watch,
     store,
     sessions,
     egress,
@@ -96,6 +105,7 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
     },
     close: async () => {
       await holder?.close();
+      watch.close();
       await listen.close();
       await events.close();
       await Promise.all([...tunnels.values()].map((tunnel) => tunnel.close()));

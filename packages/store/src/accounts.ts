@@ -151,6 +151,19 @@ export class AccountStore {
     return parseRecord(fields);
   }
 
+  /**
+   * Which of these accounts are connected, in one round trip (the listeners' periodic check of the
+   * accounts they hold): disconnected or waiting for a new login is false.
+   */
+  async connected(accounts: readonly { tenantId: string; accountId: string }[]): Promise<boolean[]> {
+    if (accounts.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const { tenantId, accountId } of accounts)
+      pipeline.hget(this.keys.account(tenantId, accountId), 'status');
+    const answers = (await pipeline.exec()) ?? [];
+    return accounts.map((_, n) => answers[n]?.[1] === 'connected');
+  }
+
   /** The record and its platform session in one read (what the worker needs for each job). */
   async getWithSession(
     tenantId: string,
