@@ -194,6 +194,11 @@ describe('the listener', () => {
     const tips = await eventsOf('tips.received', (data) => data.id === tip.tip.id);
     const bought = await eventsOf('ppv.purchased', (data) => data.orderId === order.order.orderId);
     expect([tips.length, bought.length]).toEqual([1, 1]);
+    // The backfill's platform calls ran on the account's lane: never more at once than it allows.
+    const seen = await simJson(stack, '/_sim/observations');
+    const platformAccountId = account(stack, 'creator_demo').platformAccountId;
+    expect(seen.accounts[platformAccountId].maxInFlight).toBeLessThanOrEqual(2);
+    expect(seen.accounts[platformAccountId].requests['GET /api/v1/notifications']).toBeGreaterThan(0);
     await eventually(
       async () => ((await realtime()).current === 1 ? true : undefined),
       10_000,

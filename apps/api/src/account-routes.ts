@@ -1,10 +1,11 @@
 import { EnvelopeSchema, ErrorBodySchema, envelope, GatewayError } from '@cg/contract';
 import { accountEvent } from '@cg/events';
+import { laneOfAccount } from '@cg/queue';
 import { accountSummary } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiContext } from './context';
-import { type ConnectedAccounts, connectedKey, laneOfAccount } from './operation-routes';
+import { type ConnectedAccounts, connectedKey } from './operation-routes';
 
 const AccountSummary = Type.Object({
   accountId: Type.String({ description: 'service account id' }),

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi } from './server';
 
 // laneOfAccount and MAX_JSON_DEPTH are for the end-to-end tests (an account's lane, the body nesting limit).
-export { laneOfAccount } from './operation-routes';
+export { laneOfAccount } from '@cg/queue';
 export { buildApi } from './server';
 export { MAX_JSON_DEPTH } from './validation';
 

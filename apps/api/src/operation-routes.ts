@@ -1,6 +1,6 @@
 import { AcceptedSchema, EnvelopeSchema, ErrorBodySchema, GatewayError } from '@cg/contract';
 import { allOperations, type OperationDef, type OperationSchemas } from '@cg/operations';
-import type { JobPayload } from '@cg/queue';
+import { type JobPayload, laneOfAccount } from '@cg/queue';
 import { newId, sha256 } from '@cg/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Value } from 'typebox/value';
@@ -23,9 +23,6 @@ interface LanedAccount {
 export type ConnectedAccounts = TtlCache<LanedAccount>;
 
 /** Every service account connected to one platform account shares its lane. */
-export const laneOfAccount = (account: { accountId: string; platformAccountId: string }) =>
-  account.platformAccountId === '' ? account.accountId : `platform:${account.platformAccountId}`;
-
 export const connectedKey = (tenantId: string, accountId: string) => `${tenantId}\n${accountId}`;
 
 /** One route per operation of the registry: validate, check the account, enqueue, answer. */

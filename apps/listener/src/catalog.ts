@@ -124,12 +124,6 @@ const NOTIFICATION_SOURCES: Record<
   2008: { serviceId: 2, type: 8, key: 'order', collection: 'orders' },
 };
 
-/** The notification types the backfill asks for. */
-export const BACKFILL_NOTIFICATION_TYPES = [
-  ...Object.keys(NOTIFICATION_SOURCES).map(Number),
-  NOTIFICATION_SUBSCRIPTION_EXPIRED,
-];
-
 /** The platform event a notification stands for, with the record it points at; null if none. */
 export function notificationEvent(
   notification: Record<string, unknown>,

@@ -4,21 +4,22 @@ import { eventId, type PublishInput } from '@cg/events';
 import type { AccountRecord, Store } from '@cg/store';
 import type { AccountSessions, Egress, Route } from '@cg/worker';
 import { type Dispatcher, WebSocket } from 'undici';
-import { BACKFILL_NOTIFICATION_TYPES, notificationEvent, type Occurrence, occurrences } from './catalog';
+import { notificationEvent, type Occurrence, occurrences } from './catalog';
 import { authFrame, decodeFrames, type Frame, PING } from './frames';
 import type { AccountWatch } from './watch';
-
-/** Numeric order of two decimal ids (snowflakes, no leading zeros). */
-const compareIds = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 
 /** Reconnect backoff (upstream-extended.md 2.3): 1.5 s, doubling, at most 15 s. */
 const BACKOFF_BASE_MS = 1_500;
 const BACKOFF_MAX_MS = 15_000;
-/** Unread messages and notifications a backfill reads at most (the platform's page). */
-const BACKFILL_UNREAD = 100;
-const BACKFILL_NOTIFICATIONS = 100;
 /** The web client's headers on the upgrade. */
 const ORIGIN = 'https://fansly.com';
+
+/** The answer of `realtime-backfill` (packages/operations). */
+export interface Backfill {
+  messages: Record<string, unknown>[];
+  notifications: Record<string, unknown>[];
+  aggregationData: Record<string, unknown>;
+}
 
 export interface ConnectionDeps {
   wsUrl: string;
@@ -30,6 +31,8 @@ export interface ConnectionDeps {
   publish(tenantId: string, input: PublishInput): Promise<unknown>;
   /** Closes a connection whose account is disconnected or waits for a new login. */
   watch: AccountWatch;
+  /** What a gap may have hidden (`realtime-backfill`, queued on the account's lane). */
+  backfill(account: AccountRecord): Promise<Backfill>;
   pingMs: number;
   log: Logger;
 }
@@ -123,7 +126,7 @@ async function connectOnce(
             if (Date.now() - lastSeen > 1.2 * deps.pingMs + deps.pingMs) socket.close();
             else socket.send(PING);
           }, deps.pingMs);
-          events.backfill(route);
+          events.backfill();
           return undefined;
         case 'error':
           if (frame.code === 401) {
@@ -167,61 +170,21 @@ class EventPipe {
   }
 
   /**
-   * What a gap may have hidden: unread messages from fans (`GET /message/unread`, then each chat's
-   * newest messages), then the latest notifications.
+   * What a gap may have hidden, read on the account's lane by a worker (`realtime-backfill`): the
+   * fans' unread messages, oldest first, then the latest notifications as the events they stand for.
    */
-  backfill(route: Route): void {
+  backfill(): void {
     this.enqueue(async () => {
-      await this.backfillMessages(route);
-      await this.backfillNotifications(route);
+      const found = await this.deps.backfill(this.account);
+      for (const message of found.messages)
+        await this.publish({ event: 'messages.received', identity: [String(message.id)], data: message });
+      for (const notification of [...found.notifications].reverse()) {
+        const event = notificationEvent(notification, found.aggregationData);
+        if (event)
+          for (const occurrence of occurrences(event, this.account.platformAccountId))
+            await this.publish(occurrence);
+      }
     });
-  }
-
-  private async backfillMessages(route: Route): Promise<void> {
-    const { tenantId, accountId, platformAccountId } = this.account;
-    const call = <T>(endpoint: 'messageUnread' | 'chatMessages', query: Record<string, string | number>) =>
-      this.deps.sessions.call<T>(tenantId, accountId, route, endpoint, { query });
-    const unread = await call<{ messageInteractions?: { messageId?: string; groupId?: string }[] }>(
-      'messageUnread',
-      { limit: BACKFILL_UNREAD, offset: 0 },
-    );
-    const byGroup = new Map<string, Set<string>>();
-    for (const item of unread.messageInteractions ?? []) {
-      if (!item.groupId || !item.messageId) continue;
-      const ids = byGroup.get(item.groupId) ?? new Set<string>();
-      ids.add(item.messageId);
-      byGroup.set(item.groupId, ids);
-    }
-    const missed: Record<string, unknown>[] = [];
-    for (const [groupId, ids] of byGroup) {
-      const page = await call<{ messages?: Record<string, unknown>[] }>('chatMessages', {
-        groupId,
-        limit: Math.min(BACKFILL_UNREAD, ids.size + 10),
-      });
-      for (const message of page.messages ?? [])
-        if (ids.has(String(message.id)) && String(message.senderId) !== platformAccountId)
-          missed.push(message);
-    }
-    // Oldest first, as they would have come (ids are snowflakes: in time order).
-    missed.sort((a, b) => compareIds(String(a.id), String(b.id)));
-    for (const message of missed)
-      await this.publish({ event: 'messages.received', identity: [String(message.id)], data: message });
-  }
-
-  /** Tips, subscriptions, follows, purchases and expiries: the latest notifications, oldest first. */
-  private async backfillNotifications(route: Route): Promise<void> {
-    const { tenantId, accountId, platformAccountId } = this.account;
-    const page = await this.deps.sessions.call<{
-      notifications?: Record<string, unknown>[];
-      aggregationData?: Record<string, unknown>;
-    }>(tenantId, accountId, route, 'notifications', {
-      query: { limit: BACKFILL_NOTIFICATIONS, type: BACKFILL_NOTIFICATION_TYPES.join(',') },
-    });
-    for (const notification of (page.notifications ?? []).reverse()) {
-      const event = notificationEvent(notification, page.aggregationData ?? {});
-      if (event)
-        for (const occurrence of occurrences(event, platformAccountId)) await this.publish(occurrence);
-    }
   }
 
   private emit(occurrence: Occurrence): void {

@@ -3,9 +3,10 @@ import { createEvents } from '@cg/events';
 import { PlatformClient } from '@cg/platform-client';
 import { ListenJobs } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
-import { connectRedis, createStore, watchRedis } from '@cg/store';
+import { type AccountRecord, connectRedis, createStore, watchRedis } from '@cg/store';
 import { AccountSessions, Egress, type Route, reauthEvents } from '@cg/worker';
 import { type Dispatcher, ProxyAgent } from 'undici';
+import { QueuedBackfill } from './backfill';
 import { holdAccount } from './connection';
 import { startHolding } from './ownership';
 import { AccountWatch } from './watch';
@@ -63,9 +64,11 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
   const watch = new AccountWatch(store, ACCOUNT_CHECK_MS, (error) =>
     log.warn({ err: error }, 'could not check the accounts held'),
   );
+  const backfills = new QueuedBackfill(redis, config);
   const deps = {
     wsUrl: config.PLATFORM_WS_URL,
     watch,
+    backfill: (account: AccountRecord) => backfills.read(account),
     store,
     sessions,
     egress,
@@ -106,6 +109,7 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
     close: async () => {
       await holder?.close();
       watch.close();
+      await backfills.close();
       await listen.close();
       await events.close();
       await Promise.all([...tunnels.values()].map((tunnel) => tunnel.close()));

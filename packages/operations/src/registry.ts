@@ -32,6 +32,7 @@ import { messagesUnlike } from './messages-unlike/operation';
 import { payoutDelete } from './payout-delete/operation';
 import { postsCreate } from './posts-create/operation';
 import { postsWalls } from './posts-walls/operation';
+import { realtimeBackfill } from './realtime-backfill/operation';
 import { subscribers } from './subscribers/operation';
 import { trackingLinksCreate } from './tracking-links-create/operation';
 import { trackingLinksUpdate } from './tracking-links-update/operation';
@@ -95,7 +96,13 @@ export type OperationName = (typeof operations)[number]['name'];
 /** The registry seen through the common operation type, for code that handles any operation. */
 export const allOperations = operations as unknown as readonly OperationDef<OperationSchemas>[];
 
-const byName = new Map(allOperations.map((op) => [op.name, op]));
+/**
+ * Operations of the gateway's own processes, with no route: queued by them so their platform calls
+ * run on the account's lane like every other (the listener's backfill).
+ */
+export const internalOperations = [realtimeBackfill] as unknown as readonly OperationDef<OperationSchemas>[];
+
+const byName = new Map([...allOperations, ...internalOperations].map((op) => [op.name, op]));
 
 export function findOperation(name: string): OperationDef<OperationSchemas> | undefined {
   return byName.get(name);

@@ -5,7 +5,7 @@ export type { KeyClaim } from './idempotency';
 export { type QueueKeys, queueKeys } from './keys';
 export type { LaneSettings } from './lanes';
 export { LISTEN_QUEUE, type ListenJob, ListenJobs, listenJobId, listenPrefix } from './listen';
-export type { JobPayload, StoredOutcome } from './payload';
+export { type JobPayload, laneOfAccount, type StoredOutcome } from './payload';
 export { jobKeyPrefix, OperationsQueue, type QueueOptions } from './queue';
 export { type JobState, type JobView, resultOf, type WaitResult } from './results';
 export { type Processor, type ProcessorContext, startWorker } from './worker';

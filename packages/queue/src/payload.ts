@@ -3,6 +3,14 @@
  * or token put it in `sealed` (AES-GCM, opened only by the worker), and their results come back
  * sealed too, so neither Redis nor the queue dashboard ever shows one.
  */
+/**
+ * The lane of a connected account: its platform account's, shared by every service account connected
+ * to it (two tenants, or a disconnect and connect again), so the platform account sees one set of
+ * limits; the service account's while its platform id is unknown.
+ */
+export const laneOfAccount = (account: { accountId: string; platformAccountId: string }) =>
+  account.platformAccountId === '' ? account.accountId : `platform:${account.platformAccountId}`;
+
 export interface JobPayload {
   op: string;
   tenantId: string;

@@ -1,0 +1,73 @@
+import { Type } from 'typebox';
+import { coerce } from '../common/coerce';
+import { AccountParams, accountExample } from '../common/schemas';
+import { accountRead, defineOperation } from '../define';
+
+const { obj, arr, str } = coerce;
+
+/** Unread messages and notifications one backfill reads at most (the platform's page). */
+const BACKFILL_PAGE = 100;
+/**
+ * The notification types that stand for a realtime event (svc × 1000 + N: tip, new and expired
+ * subscription, follow, unfollow, media purchases); apps/listener's catalog maps each back.
+ */
+const NOTIFICATION_TYPES = [7001, 15006, 15007, 3002, 3003, 2007, 2008];
+
+const Raw = Type.Record(Type.String(), Type.Unknown());
+
+/**
+ * Internal (no route): what a gap in an account's realtime connection may have hidden, read on the
+ * account's lane like every platform call (its concurrency, spacing and 429s). The listener queues it
+ * after each (re)connection and makes the events: the fans' unread messages (`GET /message/unread`,
+ * then each such chat's newest messages) and the latest notifications with their records. Objects
+ * pass as the platform sent them.
+ */
+export const realtimeBackfill = defineOperation({
+  name: 'realtime-backfill',
+  method: 'GET',
+  path: '/:accountId/realtime/backfill',
+  summary: 'Internal: the unread messages and latest notifications after a realtime gap',
+  tags: ['internal'],
+  ...accountRead,
+  schemas: {
+    params: AccountParams,
+    data: Type.Object({
+      messages: Type.Array(Raw, { description: 'unread messages from fans, oldest first' }),
+      notifications: Type.Array(Raw, { description: 'newest first' }),
+      aggregationData: Raw,
+    }),
+  },
+  example: { params: accountExample },
+  run: async (_input, { call, account }) => {
+    const self = account?.platformAccountId ?? '';
+    const unread = obj(await call('messageUnread', { query: { limit: BACKFILL_PAGE, offset: 0 } }));
+    const byChat = new Map<string, Set<string>>();
+    for (const item of arr(unread.messageInteractions)) {
+      const chat = str(item.groupId);
+      const id = str(item.messageId);
+      if (chat === '' || id === '') continue;
+      byChat.set(chat, (byChat.get(chat) ?? new Set()).add(id));
+    }
+    const messages: Record<string, unknown>[] = [];
+    for (const [groupId, ids] of byChat) {
+      const page = obj(
+        await call('chatMessages', { query: { groupId, limit: Math.min(BACKFILL_PAGE, ids.size + 10) } }),
+      );
+      for (const message of arr(page.messages))
+        if (ids.has(str(message.id)) && str(message.senderId) !== self) messages.push(message);
+    }
+    // Oldest first, as they would have come (snowflake ids are in time order).
+    messages.sort((a, b) => compareIds(str(a.id), str(b.id)));
+    const notified = obj(
+      await call('notifications', { query: { limit: BACKFILL_PAGE, type: NOTIFICATION_TYPES.join(',') } }),
+    );
+    return {
+      messages,
+      notifications: arr(notified.notifications),
+      aggregationData: obj(notified.aggregationData),
+    };
+  },
+});
+
+/** Numeric order of two decimal ids (snowflakes: no leading zeros). */
+const compareIds = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
