@@ -122,6 +122,19 @@ describe('the listener', () => {
       'a connection',
     );
     expect((await realtime()).maxAtOnce).toBe(1);
+    // Its first backfill ran (it reads the notifications last) and told nothing of the unread
+    // messages the account had before it was connected: history, not a gap.
+    const platformAccountId = account(stack, 'creator_demo').platformAccountId;
+    await eventually(
+      async () => {
+        const seen = await simJson(stack, '/_sim/observations');
+        return seen.accounts[platformAccountId]?.requests['GET /api/v1/notifications'] ? true : undefined;
+      },
+      5_000,
+      'the first backfill',
+    );
+    await new Promise((done) => setTimeout(done, 300));
+    expect((await allEvents()).filter((e) => e.event === 'messages.received')).toEqual([]);
   });
 
   it('turns a fan’s message into messages.received, the platform’s message as data', async () => {

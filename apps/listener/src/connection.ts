@@ -11,6 +11,11 @@ import type { AccountWatch } from './watch';
 /** Reconnect backoff (upstream-extended.md 2.3): 1.5 s, doubling, at most 15 s. */
 const BACKOFF_BASE_MS = 1_500;
 const BACKOFF_MAX_MS = 15_000;
+/**
+ * A backfill tells what happened since the account was connected, less this margin (the platform's
+ * clock and ours may disagree by a little): older unread messages are the caller's history, not a gap.
+ */
+const BACKFILL_MARGIN_MS = 60_000;
 /** The web client's headers on the upgrade. */
 const ORIGIN = 'https://fansly.com';
 
@@ -176,9 +181,15 @@ class EventPipe {
   backfill(): void {
     this.enqueue(async () => {
       const found = await this.deps.backfill(this.account);
-      for (const message of found.messages)
+      // Only what happened since the account was connected: what came before is no gap of ours.
+      const since = this.account.createdAt - BACKFILL_MARGIN_MS;
+      const sinceConnected = (ms: number) => Number.isFinite(ms) && ms >= since;
+      for (const message of found.messages) {
+        if (!sinceConnected(Number(message.createdAt) * 1000)) continue;
         await this.publish({ event: 'messages.received', identity: [String(message.id)], data: message });
+      }
       for (const notification of [...found.notifications].reverse()) {
+        if (!sinceConnected(Number(notification.createdAt))) continue;
         const event = notificationEvent(notification, found.aggregationData);
         if (event)
           for (const occurrence of occurrences(event, this.account.platformAccountId))
