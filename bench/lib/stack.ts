@@ -115,6 +115,10 @@ export async function startSandbox(
   };
 }
 
+/** The sandbox's realtime websocket (`ws://<host>:<port>/?v=3`, `wss://` over https). */
+export const sandboxWsUrl = (sandbox: Pick<Sandbox, 'url'>): string =>
+  `${sandbox.url.replace(/^http/, 'ws')}/?v=3`;
+
 /** Usernames of the sandbox's extra creators `from`..`from+count-1` (1-based). */
 export function benchUsernames(count: number, from = 1): string[] {
   return Array.from({ length: count }, (_unused, i) => extraCreatorUsername(from + i));
@@ -135,6 +139,9 @@ export interface Gateway extends Target {
   prefix: string;
   api: Managed;
   workers: Managed[];
+  /** With `realtime`: the listener and webhooks processes. */
+  listener?: Managed;
+  webhooks?: Managed;
   /** Stops worker processes until `keep` are left (0: jobs then stay queued); the API keeps answering. */
   stopWorkers(keep?: number): Promise<void>;
 }
@@ -151,6 +158,8 @@ export async function startGateway(options: {
   env?: Record<string, string>;
   workers?: number;
   cpuProfDir?: string | undefined;
+  /** Also one listener (`PLATFORM_WS_URL` = this) and one webhooks process, loopback receivers allowed. */
+  realtime?: { wsUrl: string };
 }): Promise<Gateway> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -173,6 +182,7 @@ export async function startGateway(options: {
     ACCOUNT_CONCURRENCY: '2',
     ACCOUNT_RATE_PER_MINUTE: '300',
     MEDIA_STATS_GAP_MS: '60000',
+    ...(options.realtime ? { PLATFORM_WS_URL: options.realtime.wsUrl, WEBHOOK_ALLOW_PRIVATE: 'true' } : {}),
     ...options.env,
   };
   const cpuProfDir = options.cpuProfDir;
@@ -183,6 +193,12 @@ export async function startGateway(options: {
       cpuProfDir,
     }),
   );
+  const realtime = options.realtime
+    ? {
+        listener: startNode(`${options.scenario}-listener`, 'apps/listener/src/main.ts', env, { cpuProfDir }),
+        webhooks: startNode(`${options.scenario}-webhooks`, 'apps/webhooks/src/main.ts', env, { cpuProfDir }),
+      }
+    : {};
   const gateway: Gateway = {
     kind: 'gateway',
     origin,
@@ -190,15 +206,21 @@ export async function startGateway(options: {
     prefix,
     api,
     workers,
+    ...realtime,
     processes: () => ({
       api,
       ...Object.fromEntries(workers.map((worker, i) => [i === 0 ? 'worker' : `worker${i + 1}`, worker])),
+      ...realtime,
     }),
     stopWorkers: async (keep = 0) => {
       await Promise.all(workers.splice(keep).map((worker) => worker.stop()));
     },
     stop: async () => {
-      await Promise.all([...workers.map((worker) => worker.stop()), api.stop()]);
+      await Promise.all([
+        ...workers.map((worker) => worker.stop()),
+        ...Object.values(realtime).map((managed) => managed.stop()),
+        api.stop(),
+      ]);
     },
   };
   return gateway;
