@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { createLogger, loadGatewayConfig } from '@cg/config';
+import { createListener } from '@cg/listener';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalProxy, startProxy } from '../../scripts/lib/proxy';
 import { expectError } from '../support/assert';
@@ -87,6 +89,33 @@ describe('egress proxies', () => {
     // Connected again, it keeps its proxy, though the other US one has fewer accounts.
     const again = await gw(stack, 'POST', '/connect', { body: connectCredentials(stack, 'creator_demo') });
     expect(again.body.data).toMatchObject({ account_id: demo, data: { response: { ip: us1.bind } } });
+  });
+
+  it('holds the account’s realtime connection through its proxy too (a CONNECT tunnel, basic auth)', async () => {
+    const listener = await createListener(
+      loadGatewayConfig(stack.env),
+      createLogger({ level: 'warn', name: 'test' }),
+    );
+    listener.start();
+    try {
+      const realtime = await eventually(
+        async () => {
+          const seen = (await observations(
+            stack,
+            account(stack, 'creator_demo').platformAccountId,
+          )) as unknown as {
+            realtime?: { current: number; addresses: Record<string, number> };
+          };
+          return seen.realtime?.current === 1 ? seen.realtime : undefined;
+        },
+        10_000,
+        'the realtime connection',
+      );
+      expect(Object.keys(realtime.addresses)).toEqual([us1.bind]);
+    } finally {
+      await listener.close();
+    }
+    expect(us1.log()).not.toContain(PROXY_PASSWORD);
   });
 
   it('connects a GB account with a second factor through the GB proxy', async () => {

@@ -3,9 +3,9 @@ import type { Logger } from '@cg/config';
 import { eventId, type PublishInput } from '@cg/events';
 import type { AccountRecord, Store } from '@cg/store';
 import type { AccountSessions, Egress, Route } from '@cg/worker';
-import { type Dispatcher, WebSocket } from 'undici';
 import { notificationEvent, type Occurrence, occurrences } from './catalog';
 import { authFrame, decodeFrames, type Frame, PING } from './frames';
+import { openSocket } from './socket';
 import type { AccountWatch } from './watch';
 
 /** Reconnect backoff (upstream-extended.md 2.3): 1.5 s, doubling, at most 15 s. */
@@ -16,8 +16,6 @@ const BACKOFF_MAX_MS = 15_000;
  * clock and ours may disagree by a little): older unread messages are the caller's history, not a gap.
  */
 const BACKFILL_MARGIN_MS = 60_000;
-/** The web client's headers on the upgrade. */
-const ORIGIN = 'https://fansly.com';
 
 /** The answer of `realtime-backfill` (packages/operations). */
 export interface Backfill {
@@ -31,8 +29,10 @@ export interface ConnectionDeps {
   store: Store;
   sessions: AccountSessions;
   egress: Egress;
-  /** The dispatcher a websocket of this route goes through (its proxy's CONNECT tunnel), if any. */
-  dispatcherFor(route: Route): Dispatcher | undefined;
+  /** The URL of the proxy a route leaves through; undefined: direct. */
+  proxyOf(route: Route): string | undefined;
+  /** Bounds the proxy's tunnel and the websocket's handshake. */
+  timeoutMs: number;
   publish(tenantId: string, input: PublishInput): Promise<unknown>;
   /** Closes a connection whose account is disconnected or waits for a new login. */
   watch: AccountWatch;
@@ -86,11 +86,7 @@ async function connectOnce(
   const session = await deps.store.accounts.session(tenantId, accountId);
   if (!session) return 'gone';
   const route = await deps.egress.ofAccount(tenantId, account);
-  const dispatcher = deps.dispatcherFor(route);
-  const socket = new WebSocket(deps.wsUrl, {
-    ...(dispatcher ? { dispatcher } : {}),
-    headers: { origin: ORIGIN },
-  } as ConstructorParameters<typeof WebSocket>[1]);
+  const socket = await openSocket(deps.wsUrl, deps.proxyOf(route), deps.timeoutMs);
   const events = new EventPipe(deps, account, log);
   return new Promise<Ended>((resolve) => {
     let lastSeen = Date.now();
@@ -109,19 +105,19 @@ async function connectOnce(
     };
     const stop = () => socket.close();
     signal.addEventListener('abort', stop, { once: true });
-    socket.onopen = () => socket.send(authFrame(session.token));
-    socket.onclose = finish;
-    socket.onerror = () => undefined;
-    socket.onmessage = (message) => {
+    socket.once('open', () => socket.send(authFrame(session.token)));
+    socket.once('close', finish);
+    socket.on('error', () => undefined);
+    socket.on('message', (data) => {
       lastSeen = Date.now();
-      for (const frame of decodeFrames(String(message.data))) {
+      for (const frame of decodeFrames(data.toString())) {
         const next = onFrame(frame);
         if (next) {
           ended = next;
           socket.close();
         }
       }
-    };
+    });
     const onFrame = (frame: Frame): Ended | undefined => {
       switch (frame.kind) {
         case 'session':

@@ -5,7 +5,6 @@ import { ListenJobs } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { type AccountRecord, connectRedis, createStore, watchRedis } from '@cg/store';
 import { AccountSessions, Egress, type Route, reauthEvents } from '@cg/worker';
-import { type Dispatcher, ProxyAgent } from 'undici';
 import { QueuedBackfill } from './backfill';
 import { holdAccount } from './connection';
 import { startHolding } from './ownership';
@@ -48,18 +47,9 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
     2 * config.PLATFORM_TIMEOUT_MS + 5_000,
     reauthEvents(store, events.publishEvent),
   );
-  // A websocket needs a CONNECT tunnel through its proxy, whatever the platform's scheme.
-  const tunnels = new Map<string, Dispatcher>();
-  const dispatcherFor = (route: Route): Dispatcher | undefined => {
-    const url = route.choice === null ? undefined : plan?.byId.get(route.choice.id)?.url;
-    if (url === undefined) return undefined;
-    let tunnel = tunnels.get(url);
-    if (!tunnel) {
-      tunnel = new ProxyAgent({ uri: url, proxyTunnel: true });
-      tunnels.set(url, tunnel);
-    }
-    return tunnel;
-  };
+  // A websocket goes through its proxy's CONNECT tunnel, whatever the platform's scheme.
+  const proxyOf = (route: Route): string | undefined =>
+    route.choice === null ? undefined : plan?.byId.get(route.choice.id)?.url;
   // Disconnected accounts are let go of within this long.
   const watch = new AccountWatch(store, ACCOUNT_CHECK_MS, (error) =>
     log.warn({ err: error }, 'could not check the accounts held'),
@@ -72,7 +62,8 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
     store,
     sessions,
     egress,
-    dispatcherFor,
+    proxyOf,
+    timeoutMs: config.PLATFORM_TIMEOUT_MS,
     publish: (tenantId: string, input: Parameters<typeof events.publishEvent>[1]) =>
       events.publishEvent(tenantId, input),
     pingMs: config.LISTENER_PING_MS,
@@ -112,7 +103,6 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
       await backfills.close();
       await listen.close();
       await events.close();
-      await Promise.all([...tunnels.values()].map((tunnel) => tunnel.close()));
       await client.close();
       redis.disconnect();
     },

@@ -22,6 +22,8 @@ const MAX_FRAME_BYTES = 64 * 1024;
 
 interface Connection {
   socket: WebSocket;
+  /** The address the connection came from (an egress proxy's, through one). */
+  remoteAddress: string;
   /** Creator index once authenticated; -1 before. */
   creator: number;
   token: string | null;
@@ -64,11 +66,13 @@ export class Realtime {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws));
+    this.server.handleUpgrade(request, socket, head, (ws) =>
+      this.accept(ws, request.socket.remoteAddress ?? ''),
+    );
   }
 
-  private accept(socket: WebSocket): void {
-    const connection: Connection = { socket, creator: -1, token: null, idle: null };
+  private accept(socket: WebSocket, remoteAddress: string): void {
+    const connection: Connection = { socket, remoteAddress, creator: -1, token: null, idle: null };
     this.connections.add(connection);
     this.touch(connection);
     socket.on('message', (data, isBinary) => this.receive(connection, data, isBinary));
@@ -142,6 +146,7 @@ export class Realtime {
     live.add(connection);
     const observed = this.core.observationOf(entry.creator).realtime;
     observed.opened += 1;
+    observed.addresses[connection.remoteAddress] = (observed.addresses[connection.remoteAddress] ?? 0) + 1;
     observed.maxAtOnce = Math.max(observed.maxAtOnce, live.size);
     const { session } = entry;
     this.send(

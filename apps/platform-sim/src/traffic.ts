@@ -90,8 +90,18 @@ export class AccountObservation {
   served429 = 0;
   mediaOfferCalls = 0;
   minMediaOfferGapMs: number | null = null;
-  /** Realtime connections: authenticated (opened), the most at once, refused by ws_drop, frames sent. */
-  readonly realtime = { opened: 0, maxAtOnce: 0, refused: 0, framesSent: 0, eventsSent: 0 };
+  /**
+   * Realtime connections: authenticated (opened) and by the address they came from, the most at
+   * once, refused by ws_drop, frames sent.
+   */
+  readonly realtime = {
+    opened: 0,
+    addresses: {} as Record<string, number>,
+    maxAtOnce: 0,
+    refused: 0,
+    framesSent: 0,
+    eventsSent: 0,
+  };
   private lastMediaOfferAt: number | null = null;
   private readonly duplicates = new Map<string, DuplicateCount>();
   private readonly recentWrites = new Map<string, number>();
