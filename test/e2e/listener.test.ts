@@ -135,6 +135,9 @@ describe('the listener', () => {
     );
     await new Promise((done) => setTimeout(done, 300));
     expect((await allEvents()).filter((e) => e.event === 'messages.received')).toEqual([]);
+    // Nor did it read a chat for them: unread before the connection is left unread, unasked.
+    const seen = await simJson(stack, '/_sim/observations');
+    expect(seen.accounts[platformAccountId].requests['GET /api/v1/message'] ?? 0).toBe(0);
   });
 
   it('turns a fan’s message into messages.received, the platform’s message as data', async () => {

@@ -18,7 +18,8 @@ export class QueuedBackfill {
     this.queue = new OperationsQueue({ redis, ...queueSettings(config), newJobId: () => newId('job') });
   }
 
-  async read(account: AccountRecord): Promise<Backfill> {
+  /** What happened on the account from `since` (Unix ms) on. */
+  async read(account: AccountRecord, since: number): Promise<Backfill> {
     const { tenantId, accountId } = account;
     const submitted = await this.queue.submit(
       {
@@ -26,7 +27,7 @@ export class QueuedBackfill {
         tenantId,
         accountId,
         lane: laneOfAccount(account),
-        input: { params: { accountId } },
+        input: { params: { accountId }, query: { since } },
         at: Date.now(),
       },
       BACKFILL_WAIT_MS,

@@ -37,7 +37,7 @@ export interface ConnectionDeps {
   /** Closes a connection whose account is disconnected or waits for a new login. */
   watch: AccountWatch;
   /** What a gap may have hidden (`realtime-backfill`, queued on the account's lane). */
-  backfill(account: AccountRecord): Promise<Backfill>;
+  backfill(account: AccountRecord, since: number): Promise<Backfill>;
   pingMs: number;
   log: Logger;
 }
@@ -176,16 +176,11 @@ class EventPipe {
    */
   backfill(): void {
     this.enqueue(async () => {
-      const found = await this.deps.backfill(this.account);
       // Only what happened since the account was connected: what came before is no gap of ours.
-      const since = this.account.createdAt - BACKFILL_MARGIN_MS;
-      const sinceConnected = (ms: number) => Number.isFinite(ms) && ms >= since;
-      for (const message of found.messages) {
-        if (!sinceConnected(Number(message.createdAt) * 1000)) continue;
+      const found = await this.deps.backfill(this.account, this.account.createdAt - BACKFILL_MARGIN_MS);
+      for (const message of found.messages)
         await this.publish({ event: 'messages.received', identity: [String(message.id)], data: message });
-      }
       for (const notification of [...found.notifications].reverse()) {
-        if (!sinceConnected(Number(notification.createdAt))) continue;
         const event = notificationEvent(notification, found.aggregationData);
         if (event)
           for (const occurrence of occurrences(event, this.account.platformAccountId))

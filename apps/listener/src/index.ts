@@ -58,7 +58,7 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
   const deps = {
     wsUrl: config.PLATFORM_WS_URL,
     watch,
-    backfill: (account: AccountRecord) => backfills.read(account),
+    backfill: (account: AccountRecord, since: number) => backfills.read(account, since),
     store,
     sessions,
     egress,

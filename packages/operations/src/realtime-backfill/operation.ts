@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
-import { AccountParams, accountExample } from '../common/schemas';
+import { AccountParams, accountExample, UnixMs } from '../common/schemas';
 import { accountRead, defineOperation } from '../define';
 
-const { obj, arr, str } = coerce;
+const { obj, arr, str, num } = coerce;
 
 /** Unread messages and notifications one backfill reads at most (the platform's page). */
 const BACKFILL_PAGE = 100;
@@ -31,21 +31,26 @@ export const realtimeBackfill = defineOperation({
   ...accountRead,
   schemas: {
     params: AccountParams,
+    querystring: Type.Object({
+      since: UnixMs('only what happened from then on (Unix ms): what came before is no gap'),
+    }),
     data: Type.Object({
       messages: Type.Array(Raw, { description: 'unread messages from fans, oldest first' }),
       notifications: Type.Array(Raw, { description: 'newest first' }),
       aggregationData: Raw,
     }),
   },
-  example: { params: accountExample },
-  run: async (_input, { call, account }) => {
+  example: { params: accountExample, query: { since: 1_795_000_000_000 } },
+  run: async ({ query }, { call, account }) => {
     const self = account?.platformAccountId ?? '';
+    const recent = (ms: unknown) => num(ms) >= query.since;
     const unread = obj(await call('messageUnread', { query: { limit: BACKFILL_PAGE, offset: 0 } }));
     const byChat = new Map<string, Set<string>>();
     for (const item of arr(unread.messageInteractions)) {
       const chat = str(item.groupId);
       const id = str(item.messageId);
-      if (chat === '' || id === '') continue;
+      // Delivered before `since`: older than the gap, no chat read for it.
+      if (chat === '' || id === '' || !recent(item.deliveredAt)) continue;
       byChat.set(chat, (byChat.get(chat) ?? new Set()).add(id));
     }
     const messages: Record<string, unknown>[] = [];
@@ -54,7 +59,12 @@ export const realtimeBackfill = defineOperation({
         await call('chatMessages', { query: { groupId, limit: Math.min(BACKFILL_PAGE, ids.size + 10) } }),
       );
       for (const message of arr(page.messages))
-        if (ids.has(str(message.id)) && str(message.senderId) !== self) messages.push(message);
+        if (
+          ids.has(str(message.id)) &&
+          str(message.senderId) !== self &&
+          recent(num(message.createdAt) * 1000)
+        )
+          messages.push(message);
     }
     // Oldest first, as they would have come (snowflake ids are in time order).
     messages.sort((a, b) => compareIds(str(a.id), str(b.id)));
