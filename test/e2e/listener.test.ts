@@ -179,6 +179,15 @@ describe('the listener', () => {
     expect(found[0]?.data.status).toBe(3);
   });
 
+  it('turns a like of the creator’s post into posts.liked', async () => {
+    const created = await gw(stack, 'POST', `/${accountId}/posts`, {
+      body: { content: 'New week, new set' },
+    });
+    expect(created.status).toBe(201);
+    const liked = await activity({ type: 'post_like' });
+    await eventsOf('posts.liked', (data) => data.id === liked.like.id);
+  });
+
   it('makes ppv.purchased and media.purchased of a purchase, and followers.removed of an unfollow', async () => {
     const bought = await activity({ type: 'ppv_purchase' });
     for (const name of ['ppv.purchased', 'media.purchased'])
