@@ -137,6 +137,8 @@ export interface Target {
 export interface Gateway extends Target {
   kind: 'gateway';
   prefix: string;
+  /** The environment its processes run with (for one more, or a component in the bench's process). */
+  env: Record<string, string>;
   api: Managed;
   workers: Managed[];
   /** With `realtime`: the listener and webhooks processes. */
@@ -204,6 +206,7 @@ export async function startGateway(options: {
     origin,
     apiKey,
     prefix,
+    env,
     api,
     workers,
     ...realtime,

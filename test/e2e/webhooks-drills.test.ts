@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadGatewayConfig, webhookSettings } from '@cg/config';
-import { createEvents, type Events, eventId } from '@cg/events';
+import { createEvents, type Events, eventId, eventKeys } from '@cg/events';
 import { parseKeyring } from '@cg/secrets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, spawnApp } from '../support/processes';
@@ -94,6 +94,32 @@ describe('webhook delivery drills', () => {
     for (const response of hanging.splice(0)) response.destroy();
     deliverers.push(spawnApp('webhooks', env));
     await allAcknowledged(ids, 'every event after the takeover');
+  });
+
+  it('disables an endpoint whose every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS', async () => {
+    mode = 'fail';
+    const created = await gw(stack, 'POST', '/webhooks', { body: { url: `${url}/failing` } });
+    const id = created.body.data.id as string;
+    // Failing for 73 h already (the default limit is 72): as if the hours had passed.
+    await stack.redis.hset(
+      eventKeys(stack.prefix).endpoint('t1', id),
+      'failingSince',
+      Date.now() - 73 * 3_600_000,
+    );
+    await publish('long-failure', 1);
+    const endpoint = await eventually(
+      async () => {
+        const read = (await gw(stack, 'GET', `/webhooks/${id}`)).body.data;
+        return read.enabled === false ? read : undefined;
+      },
+      15_000,
+      'the endpoint disabled',
+    );
+    expect(endpoint.disabledReason).toMatch(/failed/);
+    mode = 'ok';
+    // The tenant's other endpoint is still served.
+    await allAcknowledged(await publish('after-disable', 1), 'the other endpoint still served');
+    expect((await gw(stack, 'DELETE', `/webhooks/${id}`)).status).toBe(200);
   });
 
   it('a receiver down for a while: everything arrives once it is back', async () => {
