@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
 import { eventually, spawnApp } from '../support/processes';
 import { simJson } from '../support/sim';
-import { account, gw, startStack, type TestStack } from '../support/stack';
+import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
 
 /**
  * Two listener processes: one account's connection is held by one of them at a time, and when its
@@ -132,6 +132,47 @@ describe('listener start', () => {
         await listener.close();
       }
     } finally {
+      await own.stop();
+    }
+  });
+});
+
+describe('rebalancing', () => {
+  it('a listener that joins gets a share as holds rotate, and no account is ever held twice', async () => {
+    const own = await startStack({ env: { LISTENER_PING_MS: '1000', LISTENER_ROTATE_MS: '1500' } });
+    const started: ReturnType<typeof spawnApp>[] = [];
+    try {
+      const env = { ...own.env, LISTENER_ROTATE_MS: '1500' };
+      started.push(spawnApp('listener', env));
+      const usernames = ['creator_demo', 'creator_2fa'];
+      for (const username of usernames) await connectAccount(own, username);
+      const held = async () => {
+        const seen = await simJson(own, '/_sim/observations');
+        return usernames.map((u) => seen.accounts[account(own, u).platformAccountId]?.realtime ?? {});
+      };
+      await eventually(
+        async () => ((await held()).every((r: { current?: number }) => r.current === 1) ? true : undefined),
+        15_000,
+        'both held by the first',
+      );
+      started.push(spawnApp('listener', env));
+      // Who holds each account: its listen job's lock names the holding worker (`<worker id>:<n>`).
+      const holders = async () => {
+        const owners = new Set<string>();
+        for (const key of await scanKeys(own.redis, own.prefix))
+          if (/:listen:listen-[0-9a-f]+:lock$/.test(key))
+            owners.add(String(await own.redis.get(key)).split(':')[0]);
+        return owners;
+      };
+      await eventually(
+        async () => ((await holders()).size === 2 ? true : undefined),
+        20_000,
+        'both listeners holding',
+      );
+      for (const realtime of await held()) expect((realtime as { maxAtOnce?: number }).maxAtOnce).toBe(1);
+    } finally {
+      for (const listener of started) listener.child.kill('SIGKILL');
+      await Promise.all(started.map((listener) => listener.exited));
       await own.stop();
     }
   });
