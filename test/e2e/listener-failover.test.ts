@@ -161,7 +161,7 @@ describe('rebalancing', () => {
         const owners = new Set<string>();
         for (const key of await scanKeys(own.redis, own.prefix))
           if (/:listen:listen-[0-9a-f]+:lock$/.test(key))
-            owners.add(String(await own.redis.get(key)).split(':')[0]);
+            owners.add(String(await own.redis.get(key)).split(':')[0] ?? '');
         return owners;
       };
       await eventually(
