@@ -232,6 +232,22 @@ describe('the listener', () => {
     expect((await realtime()).maxAtOnce).toBe(1);
   });
 
+  it('renews an ended session (a 401 frame) and goes on: what comes after arrives', async () => {
+    const opened = async () => {
+      const seen = await simJson(stack, '/_sim/observations');
+      return seen.accounts[account(stack, 'creator_demo').platformAccountId].realtime.opened as number;
+    };
+    const before = await opened();
+    await injectFault(stack, { kind: 'sessionExpiry', account: 'creator_demo' });
+    // The platform said 401: the listener logged in again and opened a new connection with it.
+    await eventually(async () => ((await opened()) > before ? true : undefined), 15_000, 'a new connection');
+    await eventually(async () => ((await realtime()).current === 1 ? true : undefined), 5_000, 'held again');
+    const made = await activity({ type: 'message', content: 'after the renewal' });
+    await eventsOf('messages.received', (data) => data.id === made.message.id);
+    const listed = (await gw(stack, 'GET', '/accounts')).body.data.accounts;
+    expect(listed.find((a: { accountId: string }) => a.accountId === accountId)?.status).toBe('connected');
+  });
+
   it('delivers every event of the log to the tenant’s webhook, signed, within 2 s', async () => {
     const logged = await allEvents();
     expect(logged.length).toBeGreaterThan(15);
