@@ -58,6 +58,7 @@ export { messagesUnlike } from './messages-unlike/operation';
 export { PayoutMethod, payoutDelete } from './payout-delete/operation';
 export { ACCESS_PERMISSION_TYPES, Post, REPLY_RULES } from './posts-create/operation';
 export { Wall } from './posts-walls/operation';
+export { profileByUsername } from './profile-by-username/operation';
 export { SubscriberStats, Subscription } from './subscribers/operation';
 export { trackingLinksCreate } from './tracking-links-create/operation';
 export { trackingLinksUpdate } from './tracking-links-update/operation';

@@ -32,6 +32,7 @@ import { messagesUnlike } from './messages-unlike/operation';
 import { payoutDelete } from './payout-delete/operation';
 import { postsCreate } from './posts-create/operation';
 import { postsWalls } from './posts-walls/operation';
+import { profileByUsername } from './profile-by-username/operation';
 import { realtimeBackfill } from './realtime-backfill/operation';
 import { subscribers } from './subscribers/operation';
 import { trackingLinksCreate } from './tracking-links-create/operation';
@@ -48,6 +49,7 @@ export const operations = [
   connect,
   verifyTwofa,
   accountsByIds,
+  profileByUsername,
   me,
   listsCreate,
   listsAddUser,

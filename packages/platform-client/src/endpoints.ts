@@ -43,6 +43,8 @@ export const endpoints = {
     response: 'object',
   },
   accountsByIds: { method: 'GET', path: '/account', auth: true, write: false, response: 'array' },
+  // The same route by usernames (csv): S14 `get_creator_account_info`, S9 `getAccount`.
+  accountsByUsernames: { method: 'GET', path: '/account', auth: true, write: false, response: 'array' },
   accountMe: { method: 'GET', path: '/account/me', auth: true, write: false, response: 'object' },
   accountWalls: { method: 'GET', path: '/account/walls', auth: true, write: false, response: 'object' },
   listCreate: { method: 'POST', path: '/lists', auth: true, write: true, response: 'object' },

@@ -6,10 +6,22 @@ import type { ApiContext, ApiRoute } from './types';
 
 const MAX_IDS = 100;
 
+/**
+ * Profiles by `ids` (csv of platform account ids) or, without them, by `usernames` (csv; exact, any
+ * case): creators, the sandbox accounts' fans and the other profiles. Unknown ones are skipped.
+ */
 function accountsByIds(ctx: ApiContext): PlatformProfile[] {
+  const world = ctx.core.world;
+  if (ctx.query.ids === undefined && ctx.query.usernames !== undefined) {
+    const usernames = queryCsv(ctx.query, 'usernames');
+    if (usernames.length === 0 || usernames.length > MAX_IDS) throw invalidField('usernames');
+    return usernames.flatMap((username) => {
+      const ref = world.resolveUsername(username);
+      return ref ? [world.profile(ref)] : [];
+    });
+  }
   const ids = queryCsv(ctx.query, 'ids');
   if (ids.length === 0 || ids.length > MAX_IDS) throw invalidField('ids');
-  const world = ctx.core.world;
   const seen = new Set<string>();
   const profiles: PlatformProfile[] = [];
   for (const id of ids) {

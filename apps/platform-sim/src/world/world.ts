@@ -1,4 +1,5 @@
 import { decodeId, Kind, RuntimeIds } from '../ids';
+import { SANDBOX_ACCOUNTS } from '../options';
 import type { PlatformProfile } from '../records';
 import { Broadcasts } from './broadcasts';
 import { ChatIndex } from './chats';
@@ -109,6 +110,26 @@ export class World {
       const fan = this.creator(creator).fanIndexOf(id);
       return fan >= 0 ? { type: 'fan', creator, fan } : null;
     }
+    return null;
+  }
+
+  /**
+   * Which platform account has a username (exact, any case): a creator, a fan of one of the sandbox
+   * accounts (the extra creators' fans are not looked through: there may be thousands of them), or
+   * one of the other profiles.
+   */
+  resolveUsername(username: string): AccountRef | null {
+    const wanted = username.toLowerCase();
+    // An e-mail is no username here, though the directory (logins) takes one.
+    const creator = wanted.includes('@') ? -1 : this.directory.indexOf(wanted);
+    if (creator >= 0) return { type: 'creator', creator };
+    for (let sandbox = 0; sandbox < Math.min(SANDBOX_ACCOUNTS.length, this.directory.count); sandbox++) {
+      const world = this.creator(sandbox);
+      for (let fan = 0; fan < world.fanCount; fan++)
+        if (world.fanUsername(fan).toLowerCase() === wanted) return { type: 'fan', creator: sandbox, fan };
+    }
+    for (let index = 0; index < this.profiles.count; index++)
+      if (this.profiles.profile(index).username.toLowerCase() === wanted) return { type: 'profile', index };
     return null;
   }
 
