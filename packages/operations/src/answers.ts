@@ -36,6 +36,7 @@ export { dollarsToMills } from './common/money';
 export { CreatedTrackingLink, TrackingLink } from './common/tracking-link';
 export { DeletedVaultAlbum, VaultAlbum, VaultMedia } from './common/vault-album';
 export { EarningsTransaction } from './earnings-transactions/operation';
+export { Follower, FollowerProfile, followers } from './followers/operation';
 export { FollowingEntry } from './following/operation';
 export { groupCreate } from './group-create/operation';
 export { List } from './lists-create/operation';

@@ -16,6 +16,7 @@ import { chatsVip } from './chats-vip/operation';
 import { connect } from './connect/operation';
 import type { OperationDef, OperationSchemas } from './define';
 import { earningsTransactions } from './earnings-transactions/operation';
+import { followers } from './followers/operation';
 import { following } from './following/operation';
 import { groupCreate } from './group-create/operation';
 import { listsAddUser } from './lists-add-user/operation';
@@ -87,6 +88,7 @@ export const operations = [
   postsWalls,
   subscribers,
   following,
+  followers,
   earningsTransactions,
 ] as const satisfies readonly OperationDef<
   // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own precise schemas

@@ -137,6 +137,13 @@ export const endpoints = {
   messageTyping: { method: 'POST', path: '/message/typing', auth: true, write: true, response: 'object' },
   postCreate: { method: 'POST', path: '/post', auth: true, write: true, response: 'object' },
   subscribers: { method: 'GET', path: '/subscribers', auth: true, write: false, response: 'object' },
+  followers: {
+    method: 'GET',
+    path: '/account/:accountId/followersnew',
+    auth: true,
+    write: false,
+    response: 'object',
+  },
   following: {
     method: 'GET',
     path: '/account/:accountId/following',

@@ -1,7 +1,8 @@
 import { invalidField, notFound } from '../errors';
+import { encodeId, Kind } from '../ids';
 import { queryCsv, queryCursorId, queryLimit, queryOffset } from '../params';
 import type { PlatformProfile } from '../records';
-import { creatorProfile } from '../world/profiles';
+import { creatorProfile, fanProfile } from '../world/profiles';
 import type { ApiContext, ApiRoute } from './types';
 
 const MAX_IDS = 100;
@@ -63,9 +64,43 @@ function following(ctx: ApiContext): unknown {
   return out;
 }
 
+/**
+ * The creator's followers (fans who follow them), newest first: `{followers: [{id, followerId,
+ * createdAt}], aggregationData: {accounts}}`, each account with `followsYou` (the creator follows
+ * them); `limit`/`offset`. Another account than the caller's own: 404.
+ */
+function followers(ctx: ApiContext): unknown {
+  const world = ctx.core.world;
+  const creatorWorld = world.creator(ctx.creator);
+  if (ctx.params.accountId !== creatorWorld.accountId) throw notFound('account');
+  const limit = queryLimit(ctx.query);
+  const offset = queryOffset(ctx.query);
+  const conversations = world.conversations(ctx.creator);
+  const followed = new Set(
+    Array.from({ length: creatorWorld.followingCount }, (_, k) => creatorWorld.followedFan(k)),
+  );
+  const rows: { id: string; followerId: string; createdAt: number }[] = [];
+  const accounts: unknown[] = [];
+  let seen = 0;
+  // Fans in index order, a follow every 90 minutes back from the anchor: newest first.
+  for (let fan = 0; fan < creatorWorld.fanCount && rows.length < limit; fan++) {
+    if (!conversations.isFollower(fan)) continue;
+    if (seen++ < offset) continue;
+    const createdAt = creatorWorld.anchorMs - (fan + 1) * 90 * 60_000;
+    rows.push({
+      id: encodeId(createdAt, creatorWorld.namespace, Kind.follow),
+      followerId: creatorWorld.fanId(fan),
+      createdAt,
+    });
+    accounts.push({ ...fanProfile(creatorWorld, fan), followsYou: followed.has(fan) });
+  }
+  return { followers: rows, aggregationData: { accounts } };
+}
+
 export const accountRoutes: ApiRoute[] = [
   { method: 'GET', path: '/account', auth: 'session', handler: accountsByIds },
   { method: 'GET', path: '/account/me', auth: 'session', handler: me },
   { method: 'GET', path: '/account/walls', auth: 'session', handler: walls },
   { method: 'GET', path: '/account/:accountId/following', auth: 'session', handler: following },
+  { method: 'GET', path: '/account/:accountId/followersnew', auth: 'session', handler: followers },
 ];
