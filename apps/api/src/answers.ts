@@ -8,25 +8,38 @@ import type { ApiConfig } from './context';
  * Sends what a job came to: its envelope, its error, or 202 with where to look later. The same
  * function answers the original request and `GET /jobs/{id}`, so both give the same status and body.
  */
-export async function sendResult(
+export function sendResult(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  jobId: string,
+  result: WaitResult,
+  deps: { keyring: Keyring; config: ApiConfig },
+): FastifyReply {
+  if (result.state === 'completed') {
+    const body = envelope(openOutcome(result.outcome, jobId, deps.keyring));
+    return reply.status(body.statusCode).send(body);
+  }
+  if (result.state === 'failed') throw GatewayError.fromWire(result.failedReason);
+  const statusUrl = jobStatusUrl(request, jobId, deps.config);
+  return reply
+    .status(202)
+    .header('location', statusUrl)
+    .send(accepted(jobId, result.jobState, statusUrl));
+}
+
+/**
+ * Answers a request just submitted: as `sendResult`, and one answered 202 has its end told as a
+ * jobs.completed or jobs.failed event (apps/webhooks tells it). Polls and replays are not noted again.
+ */
+export async function sendSubmitted(
   reply: FastifyReply,
   request: FastifyRequest,
   jobId: string,
   result: WaitResult,
   deps: { keyring: Keyring; config: ApiConfig; queue: Pick<OperationsQueue, 'awaitCallback'> },
 ): Promise<FastifyReply> {
-  if (result.state === 'completed') {
-    const body = envelope(openOutcome(result.outcome, jobId, deps.keyring));
-    return reply.status(body.statusCode).send(body);
-  }
-  if (result.state === 'failed') throw GatewayError.fromWire(result.failedReason);
-  // Answered 202: its end becomes a jobs.completed or jobs.failed event (apps/webhooks tells it).
-  await deps.queue.awaitCallback(jobId);
-  const statusUrl = jobStatusUrl(request, jobId, deps.config);
-  return reply
-    .status(202)
-    .header('location', statusUrl)
-    .send(accepted(jobId, result.jobState, statusUrl));
+  if (result.state === 'pending') await deps.queue.awaitCallback(jobId);
+  return sendResult(reply, request, jobId, result, deps);
 }
 
 export function accepted(jobId: string, state: JobState, statusUrl: string): Envelope {

@@ -4,7 +4,7 @@ import { type JobPayload, jobCancelled, type WaitResult } from '@cg/queue';
 import { newId } from '@cg/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { sendResult } from './answers';
+import { sendResult, sendSubmitted } from './answers';
 import type { ApiContext } from './context';
 
 /** The header a write may carry (Stripe's and the IETF draft's name); HTTP lowercases it. */
@@ -103,7 +103,7 @@ export async function submitOnce(
   // Waited for as a job someone else may have added: under a claimed id, a slow claim's add can
   // land first, its job already ended when this one's add changes nothing.
   const result = waitMs > 0 ? await context.queue.follow(jobId, waitMs) : placed;
-  return sendResult(reply, request, jobId, result, context);
+  return sendSubmitted(reply, request, jobId, result, context);
 }
 
 /** JSON with object keys sorted, so that the same input sent with its fields in another order matches. */

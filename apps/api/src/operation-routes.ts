@@ -4,7 +4,7 @@ import { type JobPayload, laneOfAccount } from '@cg/queue';
 import { newId, sha256 } from '@cg/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Value } from 'typebox/value';
-import { sendResult } from './answers';
+import { sendSubmitted } from './answers';
 import type { ApiContext } from './context';
 import { IDEMPOTENCY_HEADER, submitOnce, takesIdempotencyKey, WriteHeadersSchema } from './idempotency';
 import { parsePrefer, waitBudgetMs } from './prefer';
@@ -124,7 +124,7 @@ async function runOperation(
   // from the queue (a read may travel in a batch: `<batch>-<n>`).
   const jobId = op.sealInput ? newId('job') : undefined;
   const answered = await context.queue.submit(payloadFor(jobId), wait, jobId);
-  return sendResult(reply, request, answered.jobId, answered.result, context);
+  return sendSubmitted(reply, request, answered.jobId, answered.result, context);
 }
 
 /** What the job carries: the operation, its account's lane, its input (sealed where it must be). */

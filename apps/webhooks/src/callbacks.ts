@@ -1,7 +1,7 @@
 import { type GatewayConfig, type Logger, queueSettings } from '@cg/config';
 import { envelope, errorBody, GatewayError, type Outcome } from '@cg/contract';
 import { eventId, type PublishEvent } from '@cg/events';
-import { OperationsQueue, resultOf, type WaitResult } from '@cg/queue';
+import { type JobView, OperationsQueue, resultOf, type WaitResult } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import { newId, type Redis } from '@cg/store';
 
@@ -23,9 +23,10 @@ export function startJobCallbacks(
   publish: PublishEvent,
   log: Logger,
 ): { close(): Promise<void> } {
-  const tell = async (jobId: string, result: WaitResult) => {
+  /** Claims the callback first (one cheap write per ended job), then reads the job, unless known. */
+  const tell = async (jobId: string, result: WaitResult, known?: JobView) => {
     if (result.state === 'pending' || !(await queue.claimCallback(jobId))) return;
-    const view = await queue.get(jobId);
+    const view = known ?? (await queue.get(jobId));
     if (!view) return;
     const completed = result.state === 'completed';
     await publish(view.payload.tenantId, {
@@ -35,8 +36,10 @@ export function startJobCallbacks(
       data: { jobId, ...jobAnswer(result, jobId, keyring) },
     });
   };
-  const told = (jobId: string, result: WaitResult) =>
-    tell(jobId, result).catch((error: unknown) => log.warn({ err: error, jobId }, 'job callback not told'));
+  const told = (jobId: string, result: WaitResult, known?: JobView) =>
+    tell(jobId, result, known).catch((error: unknown) =>
+      log.warn({ err: error, jobId }, 'job callback not told'),
+    );
   const queue = new OperationsQueue({
     redis,
     ...queueSettings(config),
@@ -48,7 +51,7 @@ export function startJobCallbacks(
       const view = await queue.get(jobId);
       // Gone past its retention: nothing left to tell.
       if (!view) await queue.claimCallback(jobId);
-      else await told(jobId, resultOf(view));
+      else await told(jobId, resultOf(view), view);
     }
   };
   const timer = setInterval(() => {
