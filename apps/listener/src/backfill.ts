@@ -2,6 +2,7 @@ import { type GatewayConfig, queueSettings } from '@cg/config';
 import { GatewayError } from '@cg/contract';
 import { laneOfAccount, OperationsQueue, type WaitResult } from '@cg/queue';
 import { type AccountRecord, newId, type Redis } from '@cg/store';
+import { BACKFILL_NOTIFICATION_TYPES } from './catalog';
 import type { Backfill } from './connection';
 
 /** How long a backfill may wait on its account's lane and run before it is given up for now. */
@@ -27,7 +28,7 @@ export class QueuedBackfill {
         tenantId,
         accountId,
         lane: laneOfAccount(account),
-        input: { params: { accountId }, query: { since } },
+        input: { params: { accountId }, query: { since, types: BACKFILL_NOTIFICATION_TYPES } },
         at: Date.now(),
       },
       BACKFILL_WAIT_MS,

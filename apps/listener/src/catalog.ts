@@ -124,6 +124,12 @@ const NOTIFICATION_SOURCES: Record<
   2008: { serviceId: 2, type: 8, key: 'order', collection: 'orders' },
 };
 
+/** The notification types a backfill reads (csv): those that stand for an event here. */
+export const BACKFILL_NOTIFICATION_TYPES = [
+  ...Object.keys(NOTIFICATION_SOURCES),
+  NOTIFICATION_SUBSCRIPTION_EXPIRED,
+].join(',');
+
 /** The platform event a notification stands for, with the record it points at; null if none. */
 export function notificationEvent(
   notification: Record<string, unknown>,

@@ -7,12 +7,6 @@ const { obj, arr, str, num } = coerce;
 
 /** Unread messages and notifications one backfill reads at most (the platform's page). */
 const BACKFILL_PAGE = 100;
-/**
- * The notification types that stand for a realtime event (svc × 1000 + N: tip, new and expired
- * subscription, follow, unfollow, media purchases); apps/listener's catalog maps each back.
- */
-const NOTIFICATION_TYPES = [7001, 15006, 15007, 3002, 3003, 2007, 2008];
-
 const Raw = Type.Record(Type.String(), Type.Unknown());
 
 /**
@@ -33,6 +27,10 @@ export const realtimeBackfill = defineOperation({
     params: AccountParams,
     querystring: Type.Object({
       since: UnixMs('only what happened from then on (Unix ms): what came before is no gap'),
+      types: Type.String({
+        pattern: '^\\d{1,6}(,\\d{1,6}){0,49}$',
+        description: 'the notification types to read (csv): those the listener maps back to events',
+      }),
     }),
     data: Type.Object({
       messages: Type.Array(Raw, { description: 'unread messages from fans, oldest first' }),
@@ -40,7 +38,7 @@ export const realtimeBackfill = defineOperation({
       aggregationData: Raw,
     }),
   },
-  example: { params: accountExample, query: { since: 1_795_000_000_000 } },
+  example: { params: accountExample, query: { since: 1_795_000_000_000, types: '7001,15006,15007' } },
   run: async ({ query }, { call, account }) => {
     const self = account?.platformAccountId ?? '';
     const recent = (ms: unknown) => num(ms) >= query.since;
@@ -68,9 +66,7 @@ export const realtimeBackfill = defineOperation({
     }
     // Oldest first, as they would have come (snowflake ids are in time order).
     messages.sort((a, b) => compareIds(str(a.id), str(b.id)));
-    const notified = obj(
-      await call('notifications', { query: { limit: BACKFILL_PAGE, type: NOTIFICATION_TYPES.join(',') } }),
-    );
+    const notified = obj(await call('notifications', { query: { limit: BACKFILL_PAGE, type: query.types } }));
     return {
       messages,
       notifications: arr(notified.notifications),
