@@ -1,4 +1,4 @@
-import { GatewayError, Upstream } from '@cg/contract';
+import { Upstream } from '@cg/contract';
 import { type Static, Type } from 'typebox';
 import {
   AUTOMATION_TRIGGERS,
@@ -12,7 +12,7 @@ import { offerAttachments } from '../common/media-offer';
 import { checkMediaPermissions, mediaPermissionFields } from '../common/media-permissions';
 import { MESSAGE_TYPE_ORDINARY, MessageText } from '../common/message';
 import { dollarsToMills } from '../common/money';
-import { isRefusal } from '../common/platform-refusal';
+import { refusedAs } from '../common/platform-refusal';
 import { AccountParams, accountExample, NonBlank } from '../common/schemas';
 import { accountCreate, defineOperation, upstreamData } from '../define';
 
@@ -109,24 +109,20 @@ export const automatedMessagesCreate = defineOperation({
   run: async ({ body }, { call, account }) => {
     const senderId = account?.platformAccountId ?? '';
     const attachments = await offerAttachments(body, senderId, call);
-    try {
-      const created = await call('automatedMessageCreate', {
-        body: {
-          triggerType: AUTOMATION_TRIGGERS[body.triggerType as TriggerName],
-          triggerMetadata: triggerMetadata(body),
-          delay: body.delay ?? 0,
-          cooldown: body.cooldown ?? 0,
-          messageTemplate: { type: MESSAGE_TYPE_ORDINARY, content: body.content, attachments, senderId },
-        },
-      });
-      return upstreamData(AutomatedMessage.from(created));
-    } catch (error) {
-      if (isRefusal(error))
-        throw new GatewayError(
-          'CONFLICT',
-          `the platform refuses another rule for triggerType ${body.triggerType}: delete the existing one first`,
-        );
-      throw error;
-    }
+    const created = await refusedAs(
+      `the platform refuses another rule for triggerType ${body.triggerType}: delete the existing one first`,
+      () =>
+        call('automatedMessageCreate', {
+          body: {
+            triggerType: AUTOMATION_TRIGGERS[body.triggerType as TriggerName],
+            triggerMetadata: triggerMetadata(body),
+            delay: body.delay ?? 0,
+            cooldown: body.cooldown ?? 0,
+            messageTemplate: { type: MESSAGE_TYPE_ORDINARY, content: body.content, attachments, senderId },
+          },
+        }),
+      'CONFLICT',
+    );
+    return upstreamData(AutomatedMessage.from(created));
   },
 });

@@ -1,9 +1,9 @@
-import { GatewayError, Upstream } from '@cg/contract';
+import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { type OfferAttachment, offerAttachments } from '../common/media-offer';
 import { checkMediaPermissions, mediaPermissionFields } from '../common/media-permissions';
 import { Message, MessageText, outgoingMessage } from '../common/message';
-import { isRefusal } from '../common/platform-refusal';
+import { refusedAs } from '../common/platform-refusal';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
@@ -50,16 +50,11 @@ export const chatMessagesSend = defineOperation({
       await call('chatMessages', { query: { groupId, limit: 1 } });
       attachments = await offerAttachments(body, account?.platformAccountId ?? '', call);
     }
-    try {
-      const sent = await call('messageSend', { body: outgoingMessage(groupId, body.content, attachments) });
-      return upstreamData(Message.from(sent));
-    } catch (error) {
-      if (isRefusal(error))
-        throw new GatewayError(
-          'CONFLICT',
-          'the platform refuses delivery in this chat (the fan cannot receive messages)',
-        );
-      throw error;
-    }
+    const sent = await refusedAs(
+      'the platform refuses delivery in this chat (the fan cannot receive messages)',
+      () => call('messageSend', { body: outgoingMessage(groupId, body.content, attachments) }),
+      'CONFLICT',
+    );
+    return upstreamData(Message.from(sent));
   },
 });

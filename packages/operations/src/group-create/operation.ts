@@ -1,7 +1,7 @@
 import { GatewayError, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
-import { isRefusal } from '../common/platform-refusal';
+import { refusedAs } from '../common/platform-refusal';
 import { AccountParams, accountExample, PlatformId } from '../common/schemas';
 import { accountCreate, defineOperation, type OperationContext, upstreamData } from '../define';
 import { RecipientGroup } from '../mass-messages-scheduled/operation';
@@ -103,21 +103,20 @@ export const groupCreate = defineOperation({
     // which also makes a repeat return the same chat.
     const existing = await existingChat(call, fanId);
     if (existing) return upstreamData(RecipientGroup.from(existing));
-    try {
-      const created = await call('groupCreate', {
-        body: {
-          users: ids.map((userId) => ({ userId, permissionFlags: 0 })),
-          recipients: [],
-          lastMessage: null,
-          userSettings: body.userSettings ?? null,
-          type: DIRECT_CHAT,
-        },
-      });
-      return upstreamData(RecipientGroup.from(created));
-    } catch (error) {
-      if (isRefusal(error))
-        throw new GatewayError('CONFLICT', 'the platform does not let the creator message this fan');
-      throw error;
-    }
+    const created = await refusedAs(
+      'the platform does not let the creator message this fan',
+      () =>
+        call('groupCreate', {
+          body: {
+            users: ids.map((userId) => ({ userId, permissionFlags: 0 })),
+            recipients: [],
+            lastMessage: null,
+            userSettings: body.userSettings ?? null,
+            type: DIRECT_CHAT,
+          },
+        }),
+      'CONFLICT',
+    );
+    return upstreamData(RecipientGroup.from(created));
   },
 });

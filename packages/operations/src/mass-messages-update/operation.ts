@@ -1,9 +1,9 @@
-import { GatewayError, Upstream } from '@cg/contract';
+import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { offerAttachments } from '../common/media-offer';
 import { checkMediaPermissions, mediaPermissionFields } from '../common/media-permissions';
 import { MessageText } from '../common/message';
-import { isRefusal } from '../common/platform-refusal';
+import { refusedAs } from '../common/platform-refusal';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, exampleTimeAhead, PlatformId, UnixMs } from '../common/schemas';
 import { accountUpdate, defineOperation, upstreamData } from '../define';
 import { ScheduledMassMessage } from '../mass-messages-scheduled/operation';
@@ -56,19 +56,15 @@ export const massMessagesUpdate = defineOperation({
     // The offer is made before the update it goes with: an update of an unknown or sent message
     // that carries media leaves that offer unused (no fan sees an offer no message carries).
     const attachments = await offerAttachments(body, account?.platformAccountId ?? '', call);
-    try {
-      const updated = await call('broadcastScheduledUpdate', {
-        params: { id: params.scheduledMessageId },
-        body: { content: body.content, attachments, scheduledFor: body.scheduledFor },
-      });
-      return upstreamData(ScheduledMassMessage.from(updated));
-    } catch (error) {
-      if (isRefusal(error))
-        throw new GatewayError(
-          'CONFLICT',
-          'the mass message has been sent or is being sent: it can no longer change',
-        );
-      throw error;
-    }
+    const updated = await refusedAs(
+      'the mass message has been sent or is being sent: it can no longer change',
+      () =>
+        call('broadcastScheduledUpdate', {
+          params: { id: params.scheduledMessageId },
+          body: { content: body.content, attachments, scheduledFor: body.scheduledFor },
+        }),
+      'CONFLICT',
+    );
+    return upstreamData(ScheduledMassMessage.from(updated));
   },
 });

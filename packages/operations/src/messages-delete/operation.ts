@@ -1,7 +1,7 @@
-import { GatewayError, Upstream } from '@cg/contract';
+import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { Message } from '../common/message';
-import { isRefusal } from '../common/platform-refusal';
+import { refusedAs } from '../common/platform-refusal';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
 import { accountUpdate, defineOperation, upstreamData } from '../define';
 
@@ -23,16 +23,11 @@ export const messagesDelete = defineOperation({
   },
   example: { params: { accountId: EXAMPLE_ACCOUNT_ID, messageId: '820980754317050124' } },
   run: async ({ params }, { call }) => {
-    try {
-      const deleted = await call('messageDelete', { body: { messageId: params.messageId } });
-      return upstreamData(Message.from(deleted));
-    } catch (error) {
-      if (isRefusal(error))
-        throw new GatewayError(
-          'CONFLICT',
-          'the message was written by the fan: only the creator’s own messages can be deleted',
-        );
-      throw error;
-    }
+    const deleted = await refusedAs(
+      'the message was written by the fan: only the creator’s own messages can be deleted',
+      () => call('messageDelete', { body: { messageId: params.messageId } }),
+      'CONFLICT',
+    );
+    return upstreamData(Message.from(deleted));
   },
 });
