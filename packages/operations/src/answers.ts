@@ -54,8 +54,8 @@ export {
   STATS_DEFAULT_LIMIT,
 } from './mass-messages-stats/operation';
 export { massMessagesUpdate } from './mass-messages-update/operation';
-export { Reaction } from './messages-like/operation';
-export { messagesUnlike } from './messages-unlike/operation';
+export { messagesUnlike, Reaction } from './messages-like/operation';
+
 export { PayoutMethod, payoutDelete } from './payout-delete/operation';
 export { ACCESS_PERMISSION_TYPES, Post, REPLY_RULES } from './posts-create/operation';
 export { Wall } from './posts-walls/operation';

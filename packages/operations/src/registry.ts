@@ -28,8 +28,8 @@ import { massMessagesStatsDeleted, massMessagesStatsSent } from './mass-messages
 import { massMessagesUpdate } from './mass-messages-update/operation';
 import { me } from './me/operation';
 import { messagesDelete } from './messages-delete/operation';
-import { messagesLike } from './messages-like/operation';
-import { messagesUnlike } from './messages-unlike/operation';
+import { messagesLike, messagesUnlike } from './messages-like/operation';
+
 import { payoutDelete } from './payout-delete/operation';
 import { postsCreate } from './posts-create/operation';
 import { postsWalls } from './posts-walls/operation';
