@@ -94,12 +94,15 @@ const platformUrl = env.PLATFORM_URL ?? `http://127.0.0.1:${simPort}`;
 // The sandbox serves the realtime websocket on its own port; a real platform's is its own setting.
 const platformWsUrl =
   env.PLATFORM_WS_URL ?? (env.PLATFORM_URL ? undefined : `ws://127.0.0.1:${simPort}/?v=3`);
+// The sandbox's CDN links are on its own port, under /cdn.
+const cdnUrls = env.MEDIA_CDN_URLS ?? (env.PLATFORM_URL ? undefined : `http://127.0.0.1:${simPort}/cdn/`);
 const apiKey = env.GATEWAY_BOOTSTRAP_API_KEY ?? persisted('api-key', () => `cgk_${randomId(32)}`);
 const adminPassword = env.ADMIN_PASSWORD ?? persisted('admin-password', () => randomId(16));
 const shared = {
   REDIS_URL: redis.url,
   PLATFORM_URL: platformUrl,
   ...(platformWsUrl ? { PLATFORM_WS_URL: platformWsUrl } : {}),
+  ...(cdnUrls ? { MEDIA_CDN_URLS: cdnUrls } : {}),
   ENCRYPTION_KEY: env.ENCRYPTION_KEY ?? persisted('encryption.key', generateKey),
   GATEWAY_BOOTSTRAP_API_KEY: apiKey,
   ADMIN_PASSWORD: adminPassword,

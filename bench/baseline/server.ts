@@ -18,6 +18,13 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
  * operation definitions and the same platform client, so that a benchmark comparing the two measures
  * what the queue path costs and nothing else.
  */
+/** The baseline serves no media routes: no operation it runs moves files. */
+const noFiles: OperationContext['files'] = {
+  putPart: () => Promise.reject(new GatewayError('INTERNAL', 'the baseline moves no files')),
+  download: () => Promise.reject(new GatewayError('INTERNAL', 'the baseline moves no files')),
+  discard: () => undefined,
+};
+
 export interface BaselineOptions {
   platformUrl: string;
   apiKey: string;
@@ -112,6 +119,7 @@ export async function buildBaseline(options: BaselineOptions): Promise<FastifyIn
                   windows.delete(key);
                 };
               },
+              files: noFiles,
             };
             let data: unknown;
             try {

@@ -117,7 +117,7 @@ describe('GET /{accountId}/chats/{chatId}/media-stats', () => {
         likeCount: upstream.likeCount,
       });
       expect(media.media.id).toBe(media.mediaId);
-      expect(media.media.locations[0].location).toMatch(/^https:\/\//);
+      expect(media.media.locations[0].location.startsWith(`${stack.simUrl}/cdn/`)).toBe(true);
       if (upstream.price > 0) paywalled += 1;
       if (upstream.purchased) purchased += 1;
     }

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createLogger, loadGatewayConfig } from '@cg/config';
 import { createListener } from '@cg/listener';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +117,35 @@ describe('egress proxies', () => {
       await listener.close();
     }
     expect(us1.log()).not.toContain(PROXY_PASSWORD);
+  });
+
+  it('uploads and downloads the account’s media through its proxy, byte for byte', async () => {
+    await resetObservations(stack);
+    const bytes = randomBytes(300_000);
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'image/png' }), 'proxied.png');
+    const started = await fetch(`${stack.apiUrl}/api/fansly/${demo}/media/upload`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.keys.t1 },
+      body: form,
+    });
+    const { jobId } = ((await started.json()) as { data: { jobId: string } }).data;
+    const job = await eventually(async () => {
+      const { data } = (await gw(stack, 'GET', `/media/upload/${jobId}/status`)).body;
+      return data.state === 'completed' ? data : undefined;
+    });
+    const cdnUrl = job.result.accountMedia[0].media.locations[0].location;
+    const downloaded = await fetch(`${stack.apiUrl}/api/fansly/media/download?accountId=${demo}`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.keys.t1, 'content-type': 'application/json' },
+      body: JSON.stringify({ cdnUrl }),
+    });
+    expect(downloaded.status).toBe(200);
+    expect(Buffer.from(await downloaded.arrayBuffer()).equals(bytes)).toBe(true);
+    // The part upload and the CDN fetch left from the proxy like the API calls.
+    const seen = await observations(stack, account(stack, 'creator_demo').platformAccountId);
+    expect(Object.keys(seen.requests)).toEqual(expect.arrayContaining(['PUT /_upload', 'GET /cdn']));
+    expect(Object.keys(await addresses('creator_demo'))).toEqual([us1.bind]);
   });
 
   it('connects a GB account with a second factor through the GB proxy', async () => {

@@ -13,7 +13,7 @@ export function spawnWorker(env: Record<string, string>, output?: (text: string)
 
 /** One of the gateway's apps (apps/<name>/src/main.ts) in a process of its own. */
 export function spawnApp(
-  name: 'worker' | 'listener' | 'webhooks',
+  name: 'api' | 'worker' | 'listener' | 'webhooks',
   env: Record<string, string>,
   output?: (text: string) => void,
 ): {

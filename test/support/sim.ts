@@ -28,6 +28,8 @@ const postJson = (stack: TestStack, path: string, body: unknown) =>
 export interface SimSession {
   /** GET under /api/v1 with the session's token; resolves with the envelope's `response`. */
   get<T = any>(path: string, query?: Record<string, string | number>): Promise<T>;
+  /** POST of a JSON body under /api/v1 with the session's token; resolves with the envelope's `response`. */
+  post<T = any>(path: string, body: unknown): Promise<T>;
 }
 
 /** Logs `username` into the sandbox with its fixture's password (and second factor, if it has one). */
@@ -42,22 +44,31 @@ export async function simSession(stack: TestStack, username: string): Promise<Si
     : login?.session;
   const token = session?.token;
   if (typeof token !== 'string') throw new Error(`sandbox login of ${username} failed`);
+  const headers = () => ({
+    authorization: token,
+    'fansly-client-id': '1',
+    'fansly-client-ts': String(Date.now()),
+    'fansly-client-check': 'test',
+  });
+  const answer = async (method: string, path: string, response: Response) => {
+    const body = (await response.json()) as any;
+    if (!response.ok || body?.success !== true)
+      throw new Error(`sandbox ${method} ${path}: ${response.status} ${JSON.stringify(body)}`);
+    return body.response;
+  };
   return {
     get: async (path, query = {}) => {
       const url = new URL(`${stack.simUrl}/api/v1${path}`);
       for (const [name, value] of Object.entries(query)) url.searchParams.set(name, String(value));
-      const response = await fetch(url, {
-        headers: {
-          authorization: token,
-          'fansly-client-id': '1',
-          'fansly-client-ts': String(Date.now()),
-          'fansly-client-check': 'test',
-        },
-      });
-      const body = (await response.json()) as any;
-      if (!response.ok || body?.success !== true)
-        throw new Error(`sandbox GET ${path}: ${response.status} ${JSON.stringify(body)}`);
-      return body.response;
+      return answer('GET', path, await fetch(url, { headers: headers() }));
+    },
+    post: async (path, body) => {
+      const init = {
+        method: 'POST',
+        headers: { ...headers(), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      };
+      return answer('POST', path, await fetch(`${stack.simUrl}/api/v1${path}`, init));
     },
   };
 }

@@ -1,3 +1,6 @@
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApi } from '@cg/api';
 import { createLogger, loadGatewayConfig } from '@cg/config';
 import { createListener } from '@cg/listener';
@@ -73,6 +76,9 @@ export async function startStack(
     // Paging walks make many calls per account: the tests of pacing set their own values.
     ACCOUNT_RATE_PER_MINUTE: '60000',
     MEDIA_STATS_GAP_MS: '0',
+    // The sandbox serves its CDN links on its own port; each stack spools media in a folder of its own.
+    MEDIA_CDN_URLS: `${simUrl}/cdn/`,
+    MEDIA_SPOOL_DIR: join(tmpdir(), `${prefix}-spool`),
     ...options.env,
   };
   const config = loadGatewayConfig(env);
@@ -118,6 +124,7 @@ export async function startStack(
       await webhooks?.close();
       await api.close();
       await sim.close();
+      rmSync(env.MEDIA_SPOOL_DIR ?? '', { recursive: true, force: true });
       await deleteKeys(redis, prefix);
       redis.disconnect();
     },

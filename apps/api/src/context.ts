@@ -15,6 +15,9 @@ export type ApiConfig = Pick<
   | 'API_KEY_CACHE_MS'
   | 'ACCOUNT_CACHE_MS'
   | 'WEBHOOK_ALLOW_PRIVATE'
+  | 'MEDIA_SPOOL_DIR'
+  | 'MEDIA_MAX_BYTES'
+  | 'MEDIA_CDN_URLS'
 >;
 
 /** Everything the API's routes need, built once by `createApi`. */

@@ -1,5 +1,6 @@
-import { allOperations, type OperationDef, type OperationSchemas } from '@cg/operations';
+import { allOperations, type OperationExample } from '@cg/operations';
 import { takesIdempotencyKey } from './idempotency';
+import { MEDIA_EXAMPLES } from './media-routes';
 
 /** The part of the generated OpenAPI document this module completes. */
 export interface OpenApiDocument {
@@ -49,9 +50,11 @@ export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
       header('202', 'location', LOCATION);
       header('4XX', 'retry-after', RETRY_AFTER);
       header('5XX', 'retry-after', RETRY_AFTER);
+      const example = entry.operationId === undefined ? undefined : ROUTE_EXAMPLES[entry.operationId];
+      if (example !== undefined) documentExample(entry, example);
       const op = entry.operationId === undefined ? undefined : OPERATIONS.get(entry.operationId);
       if (op === undefined) continue;
-      documentExample(entry, op);
+      documentExample(entry, op.example);
       if (KEYED_IDS.has(op.name))
         for (const status of Object.keys(responses)) header(status, 'idempotent-replayed', REPLAYED);
       entry.parameters = [
@@ -70,13 +73,16 @@ export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
   return doc;
 }
 
+/** Examples of the routes that are not operations of the registry (their own modules give them). */
+const ROUTE_EXAMPLES: Record<string, OperationExample> = { ...MEDIA_EXAMPLES };
+
 /**
  * The operation's `example` (its definition's, checked against its schemas by the operations' unit
  * tests) on its request: the body's as the JSON media type's `example`, each path and query value as
  * its parameter's `example`. Kept out of the route schemas, which Ajv compiles to validate requests.
  */
-function documentExample(entry: OpenApiOperation, op: OperationDef<OperationSchemas>): void {
-  const { params, query, body } = op.example;
+function documentExample(entry: OpenApiOperation, example: OperationExample): void {
+  const { params, query, body } = example;
   const json = entry.requestBody?.content?.['application/json'];
   if (json && body !== undefined) json.example = body;
   const values: Record<string, Record<string, unknown> | undefined> = { path: params, query };

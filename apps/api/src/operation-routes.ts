@@ -14,7 +14,7 @@ type RequestParts = { params?: unknown; query?: unknown; body?: unknown };
 type Operation = OperationDef<OperationSchemas>;
 
 /** A service account and its lane (its platform account's: `JobPayload.lane`). */
-interface LanedAccount {
+export interface LanedAccount {
   accountId: string;
   lane: string;
 }
@@ -63,6 +63,7 @@ function routeSchema(op: Operation) {
   return {
     operationId: op.name,
     summary: op.summary,
+    ...(op.description === undefined ? {} : { description: op.description }),
     tags: op.tags,
     security: [{ apiKey: [] }],
     ...(op.schemas.params ? { params: op.schemas.params } : {}),
@@ -71,6 +72,7 @@ function routeSchema(op: Operation) {
     ...(takesIdempotencyKey(op) ? { headers: WriteHeadersSchema } : {}),
     response: {
       [op.successStatus]: EnvelopeSchema(op.schemas.data),
+      ...(op.statusOf ? { 200: EnvelopeSchema(op.schemas.data), 201: EnvelopeSchema(op.schemas.data) } : {}),
       202: AcceptedSchema,
       '4xx': ErrorBodySchema,
       '5xx': ErrorBodySchema,
@@ -189,7 +191,7 @@ async function checkEgress({ egress, store }: ApiContext, country: string): Prom
  * platform call, and answers the same 404 or 409 should it have been removed (by another API
  * process) or lost its session meanwhile.
  */
-async function resolveAccount(
+export async function resolveAccount(
   op: Operation,
   request: FastifyRequest,
   input: RequestParts,

@@ -20,6 +20,7 @@ import {
   sendError,
 } from './errors';
 import { registerJobRoutes } from './job-routes';
+import { registerMediaRoutes } from './media-routes';
 import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
 import { TtlCache } from './ttl-cache';
@@ -81,6 +82,7 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
       registerAccountRoutes(api, context, connected);
       registerJobRoutes(api, context);
       registerWebhookRoutes(api, context);
+      await registerMediaRoutes(api, context, connected);
     },
     { prefix: `/api/${context.config.PLATFORM_SLUG}` },
   );

@@ -13,6 +13,7 @@ import type {
 import { ATTACHMENT_BUNDLE } from './world/chats';
 import type { Conversations } from './world/conversations';
 import { DAY_MS, SUBSCRIPTION_EXPIRED } from './world/creator';
+import { Posts } from './world/posts';
 import type { NotificationEntry } from './world/state';
 
 /**
@@ -441,8 +442,13 @@ function typing(h: Happening): Record<string, unknown> {
 /** The fan likes a post the creator made (`postId`, else the newest): 404 when it has none. */
 function likePost(h: Happening): Record<string, unknown> {
   h.chooseFan();
-  const posts = [...h.state.posts.values()];
-  const post = h.request.postId === undefined ? posts.at(-1) : h.state.posts.get(h.request.postId);
+  // Only a published post can be liked: not one scheduled, cancelled or deleted.
+  const posts = new Posts(h.world, h.state).publishDue(h.now);
+  const published = [...h.state.posts.values()].filter((post) => posts.status(post) === 'published');
+  const post =
+    h.request.postId === undefined
+      ? published.at(-1)
+      : published.find((candidate) => candidate.id === h.request.postId);
   if (!post)
     throw new ControlError(
       404,

@@ -10,6 +10,7 @@ import { API_PREFIX, registerApi } from './api/pipeline';
 import { CONTROL_PREFIX, registerControl } from './control';
 import { SimCore } from './core';
 import { ControlError, ErrorCode } from './errors';
+import { registerMediaHosts } from './media-host';
 import { resolveOptions, type SimOptions } from './options';
 
 const BODY_LIMIT_BYTES = 1_048_576;
@@ -29,6 +30,15 @@ function malformedUrl(_error: FastifyError, request: FastifyRequest, reply: Fast
   if (request.url.startsWith(`${API_PREFIX}/`))
     reply.code(400).send({ success: false, error: { code: ErrorCode.validation, details: 'malformed URL' } });
   else reply.code(400).send({ error: 'malformed URL' });
+}
+
+/** The origin the sandbox answers at: a wildcard bind is reached over loopback. */
+function ownOrigin(app: FastifyInstance, options: SimOptions): string {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') return '';
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `${options.tls ? 'https' : 'http'}://${host}:${address.port}`;
 }
 
 /**
@@ -99,7 +109,9 @@ export async function buildSim(partial: Partial<SimOptions> = {}): Promise<Fasti
   });
 
   registerApi(app, core);
+  registerMediaHosts(app, core);
   registerControl(app, core);
+  app.addHook('onListen', async () => core.listening(ownOrigin(app, options)));
   // The realtime websocket shares the port: upgrades of `/` become connections (realtime.ts).
   app.server.on('upgrade', (request, socket, head) => core.realtime.upgrade(request, socket, head));
   // Upgraded sockets are not HTTP connections Fastify closes: they, and the activity timers, go first.

@@ -7,6 +7,8 @@ import { fixtures } from './fixtures';
 import { RUNTIME_OPTION_KEYS, type RuntimeConfig, validateRuntimeConfig } from './options';
 import { type Query, queryCsv, queryString } from './params';
 import type { StreamRequest } from './streams';
+import { uploadView } from './uploads';
+import { Posts } from './world/posts';
 
 export const CONTROL_PREFIX = '/_sim';
 
@@ -75,6 +77,30 @@ export function registerControl(app: FastifyInstance, core: SimCore): void {
     const broadcasts = core.world.broadcasts(creatorOf(core, account));
     broadcasts.deliverDue(Date.now());
     return { fans: broadcasts.everyFan(), sent: broadcasts.sentLog() };
+  });
+
+  // Every upload of one account: its status and the media it made (at most one each).
+  app.get(`${CONTROL_PREFIX}/uploads`, async (request) => {
+    const { account } = request.query as { account?: string };
+    const creator = creatorOf(core, account ?? '');
+    return {
+      uploads: core.uploads.of(creator).map(uploadView),
+      media: core.world.creator(creator).uploaded.map((info) => info.id),
+    };
+  });
+
+  // Every post of a creator as the sandbox holds it (deleted and cancelled ones too), with its state.
+  app.get(`${CONTROL_PREFIX}/posts`, async (request) => {
+    const account = queryString(request.query as Query, 'account');
+    if (account === undefined) throw new ControlError(400, 'account is required');
+    const creator = creatorOf(core, account);
+    const posts = new Posts(core.world.creator(creator), core.world.state(creator)).publishDue(Date.now());
+    return {
+      posts: [...core.world.state(creator).posts.values()].map((post) => ({
+        ...post,
+        status: posts.status(post),
+      })),
+    };
   });
 
   app.post(`${CONTROL_PREFIX}/observations/reset`, async () => {

@@ -2,18 +2,25 @@ import { type FaultScope, Faults } from './faults';
 import { RUNTIME_OPTION_KEYS, type RuntimeConfig, type SimOptions } from './options';
 import { Realtime } from './realtime';
 import { Sessions } from './sessions';
+import { StepUps } from './step-ups';
 import { ActivityStreams } from './streams';
 import { type AccountObservation, AccountTraffic, Observations } from './traffic';
+import { UploadStore } from './uploads';
 import { World } from './world/world';
 
 /** Everything one sandbox instance holds; routes and the control surface share it. */
 export class SimCore {
   readonly world: World;
   readonly sessions: Sessions;
+  /** Sensitive-action second factor: challenges and grants. */
+  readonly stepUps = new StepUps();
   readonly faults = new Faults();
   readonly observations = new Observations();
   readonly realtime: Realtime;
   readonly streams: ActivityStreams;
+  readonly uploads: UploadStore;
+  /** The sandbox's own origin once it listens (part upload URLs point at it). */
+  origin = '';
   config: RuntimeConfig;
   private traffic = new Map<number, AccountTraffic>();
 
@@ -28,6 +35,13 @@ export class SimCore {
     this.config = this.initialConfig();
     this.realtime = new Realtime(this);
     this.streams = new ActivityStreams(this);
+    this.uploads = new UploadStore(this.world, this.world.ids, options.seed);
+  }
+
+  /** The sandbox listens at `origin`: its upload URLs, and its CDN links unless set elsewhere. */
+  listening(origin: string): void {
+    this.origin = origin;
+    if (this.options.cdnBaseUrl === '') this.world.cdn.useOwnOrigin(origin);
   }
 
   private initialConfig(): RuntimeConfig {
@@ -80,6 +94,7 @@ export class SimCore {
     this.streams.stopAll();
     this.world.reset();
     this.sessions.clear();
+    this.stepUps.clear();
     this.faults.reset();
     this.resetObservations();
     // In-flight counters of requests still running keep pointing at the old objects.
@@ -92,5 +107,6 @@ export class SimCore {
   close(): void {
     this.streams.stopAll();
     this.realtime.close();
+    this.uploads.close();
   }
 }

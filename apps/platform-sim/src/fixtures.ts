@@ -1,6 +1,7 @@
 import type { SimCore } from './core';
 import { EXTRA_CREATOR_PREFIX, SANDBOX_ACCOUNTS, SANDBOX_PASSWORD } from './options';
 import { automationsOf } from './world/automations';
+import { Posts } from './world/posts';
 import {
   ALBUM_TYPE_ALL,
   PAYOUT_STATUS_ACTIVE,
@@ -90,6 +91,8 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
   const albums = [...state.albums.values()].filter((album) => album.deletedAt === undefined);
   const links = [...state.trackingLinks.values()];
   const mainWall = state.mainWall();
+  const posts = new Posts(creatorWorld, state).publishDue(Date.now());
+  const readablePosts = [...state.posts.values()].filter((post) => posts.readable(post));
 
   return {
     username: identity.username,
@@ -128,7 +131,11 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
     shortVideoMediaId: creatorWorld.mediaId(1),
     privateVideoMediaId: creatorWorld.mediaId(2),
     tierIds: creatorWorld.tiers.map((tier) => tier.id),
-    postIds: [...state.posts.keys()],
+    // Posts still there (published or scheduled), and those still to be published (cancel takes them).
+    postIds: readablePosts.map((post) => post.id),
+    scheduledPostIds: readablePosts
+      .filter((post) => posts.status(post) === 'scheduled')
+      .map((post) => post.id),
     // Broadcasts still to go out (their ids take PUT .../mass-messaging/scheduled/{id}), and sent ones.
     scheduledBroadcastIds: state.broadcasts.map((broadcast) => broadcast.id),
     sentBroadcastIds: state.sentBroadcasts

@@ -64,6 +64,12 @@ export const Kind = {
   order: 72,
   fanLike: 73,
   websocketSession: 74,
+  /** An item of a vault album (`/media/vaultnew` albumMedia[]). */
+  albumItem: 90,
+  /** The account media of the creator's profile that profile statistics rank. */
+  profileMedia: 91,
+  /** A content tag (the platform's, not one creator's). */
+  tag: 92,
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 

@@ -20,8 +20,15 @@ export interface SimOptions {
   twofaTokenTtlMs: number;
   /** The world's "now": seeded records are dated before it, renewals and schedules after it. @defaultValue start of the current UTC day */
   anchorMs: number;
-  /** Host of the fake signed CDN URLs in media records. @defaultValue 'https://cdn.sim.invalid' */
+  /**
+   * Origin (and path prefix) of the signed CDN links in media records; empty: the sandbox's own port
+   * under /cdn, where it serves them. @defaultValue ''
+   */
   cdnBaseUrl: string;
+  /** How long an upload stays "processing" after its completion before its media exists. @defaultValue 200 */
+  uploadProcessingMs: number;
+  /** The part size the media host hands out for uploads, in bytes. @defaultValue 20971520 (20 MiB) */
+  uploadPartBytes: number;
   /** Fastify log level when no logger is injected ('silent' turns logging off). @defaultValue 'warn' */
   logLevel: string;
   /** Injected pino-compatible logger; overrides logLevel. @defaultValue none */
@@ -50,6 +57,8 @@ export const RUNTIME_OPTION_KEYS = [
   'twofaTokenTtlMs',
   'realtimeIdleTimeoutMs',
   'activityPerMinute',
+  'uploadProcessingMs',
+  'uploadPartBytes',
 ] as const;
 export type RuntimeOptionKey = (typeof RUNTIME_OPTION_KEYS)[number];
 export type RuntimeConfig = Pick<SimOptions, RuntimeOptionKey>;
@@ -88,7 +97,9 @@ export function resolveOptions(partial: Partial<SimOptions> = {}): SimOptions {
     realtimeIdleTimeoutMs: 60_000,
     activityPerMinute: 0,
     anchorMs: startOfUtcDay(Date.now()),
-    cdnBaseUrl: 'https://cdn.sim.invalid',
+    cdnBaseUrl: '',
+    uploadProcessingMs: 200,
+    uploadPartBytes: 20 * 1024 * 1024,
     logLevel: 'warn',
     logger: null,
     tls: null,
@@ -114,8 +125,8 @@ export function validateOptions(options: SimOptions): string[] {
   problems.push(...validateRuntimeConfig(options));
   if (!isWholeNumber(options.anchorMs, 1_700_000_000_000))
     problems.push('anchorMs must be a Unix ms time after 2023');
-  if (typeof options.cdnBaseUrl !== 'string' || !/^https?:\/\//.test(options.cdnBaseUrl)) {
-    problems.push('cdnBaseUrl must be an http(s) URL');
+  if (typeof options.cdnBaseUrl !== 'string' || !/^(https?:\/\/.+)?$/.test(options.cdnBaseUrl)) {
+    problems.push('cdnBaseUrl must be empty or an http(s) URL');
   }
   if (options.tls !== null && !(isPem(options.tls?.cert) && isPem(options.tls?.key)))
     problems.push('tls must be null or { cert, key }, both non-empty PEM text');
@@ -146,5 +157,9 @@ export function validateRuntimeConfig(config: RuntimeConfig): string[] {
     !(config.activityPerMinute >= 0 && config.activityPerMinute <= 60_000)
   )
     problems.push('activityPerMinute must be a number 0..60000');
+  if (!isWholeNumber(config.uploadProcessingMs, 0, 600_000))
+    problems.push('uploadProcessingMs must be an integer 0..600000');
+  if (!isWholeNumber(config.uploadPartBytes, 1024, 1024 ** 3))
+    problems.push('uploadPartBytes must be an integer 1024..1073741824');
   return problems;
 }

@@ -195,6 +195,17 @@ export interface VaultAlbum {
   deletedAt?: number;
 }
 
+/** One media filed in a vault album (`/media/vaultnew` albumMedia[]); `createdAt` is when it was filed. */
+export interface AlbumMediaItem {
+  id: string;
+  mediaId: string;
+  mediaType: number;
+  albumId: string;
+  accountId: string;
+  createdAt: number;
+  customFilename: string | null;
+}
+
 export interface MediaOfferItem {
   id: string;
   mediaOfferId: string;
@@ -399,6 +410,24 @@ export interface Post {
   accountMentions: { accountId: string; handle: string }[];
   likeCount: number;
   replyCount: number;
+  createdAt: number;
+  /** Unix ms; set once the post is deleted (POST /post/{id}/delete), after which reads leave it out. */
+  deletedAt?: number;
+}
+
+/**
+ * An entry of GET /post/scheduled: a post created (or edited) with a future `scheduledFor`. `status`
+ * 1 is still to be published (seen: FBuddy counts those); 2 published and 3 cancelled are the
+ * sandbox's codes (docs/upstream-decisions.md, posts).
+ */
+export interface PostSchedule {
+  id: string;
+  postId: string;
+  accountId: string;
+  status: number;
+  /** Unix ms. */
+  scheduledFor: number;
+  /** Unix ms. */
   createdAt: number;
 }
 

@@ -186,7 +186,26 @@ describe('second factor', () => {
     expect(unknown.body.error.code).toBe(3);
   });
 
-  it('requires the step-up second factor to delete a payout method of creator_2fa', async () => {
+  /** A sensitive-action challenge of `token`'s account: its token. */
+  async function challenge(token: string, body: unknown = {}): Promise<string> {
+    return (await sim.client.api('POST', '/twofa/session', token, body)).token;
+  }
+
+  it('sends a step-up challenge: by the app (type 0), or by e-mail (type 2, masked address)', async () => {
+    const token = await sim.client.login('creator_2fa');
+    const app = await sim.client.api('POST', '/twofa/session', token, {});
+    expect(app).toEqual({ token: expect.any(String), type: 0, email: null });
+    const email = await sim.client.api('POST', '/twofa/session', token, { useEmailTwoFAFallback: true });
+    expect(email).toEqual({ token: expect.any(String), type: 2, email: 'c*****@example.com' });
+    expect(email.token).not.toBe(app.token);
+    const bad = await sim.client.call('POST', '/api/v1/twofa/session', {
+      token,
+      body: { useEmailTwoFAFallback: 'yes' },
+    });
+    expect(bad.body.error).toEqual({ code: 10, details: 'invalid field "useEmailTwoFAFallback"' });
+  });
+
+  it('deletes a payout method of creator_2fa only with a live grant of its own and the right code', async () => {
     const token = await sim.client.login('creator_2fa');
     const fixtures = await sim.client.fixtures();
     const payoutMethodId = fixtures.accounts[1].payoutMethodIds[0];
@@ -198,38 +217,60 @@ describe('second factor', () => {
     expect(missing.body.error.code).toBe(4);
     const emptyToken = await del({ payoutMethodId, twofa: { code: '424242', token: '' } });
     expect(emptyToken.body.error.code).toBe(4);
-    const wrong = await del({ payoutMethodId, twofa: { code: '000000', token: 'step-up' } });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.error.code).toBe(2);
+    // A challenge token is not a grant: it must be verified first.
+    const unverified = await challenge(token);
+    expect(
+      (await del({ payoutMethodId, twofa: { code: '424242', token: unverified } })).body.error.code,
+    ).toBe(3);
 
     const verify = await sim.client.call('POST', '/api/v1/twofa/session/verify', {
       token,
-      body: { token: 'x', code: '424242' },
+      body: { token: unverified, code: '424242', mode: 1 },
     });
     expect(verify.status).toBe(200);
-    const stepUpToken = verify.body.response.token;
-    expect(typeof stepUpToken).toBe('string');
+    const grant = verify.body.response.token;
+    expect(typeof grant).toBe('string');
 
-    const ok = await del({ payoutMethodId, twofa: { code: '424242', token: stepUpToken } });
+    const wrong = await del({ payoutMethodId, twofa: { code: '000000', token: grant } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.code).toBe(2);
+    // A refused deletion (unknown method) leaves the grant usable.
+    expect((await del({ payoutMethodId: '1', twofa: { code: '424242', token: grant } })).status).toBe(404);
+    const ok = await del({ payoutMethodId, twofa: { code: '424242', token: grant } });
     expect(ok.status).toBe(200);
     expect(ok.body.response).toMatchObject({ id: payoutMethodId, status: 3, deletedAt: expect.any(Number) });
-    const again = await del({ payoutMethodId, twofa: { code: '424242', token: stepUpToken } });
-    expect(again.status).toBe(404);
+    const spent = await del({
+      payoutMethodId: fixtures.accounts[1].payoutMethodIds[1],
+      twofa: { code: '424242', token: grant },
+    });
+    expect(spent.body.error.code).toBe(3);
   });
 
-  it('rejects step-up verification with a wrong code or for an account without a second factor', async () => {
+  it('verifies a challenge once: unknown or another account’s 404, expired 400 code 3, wrong code 400 code 2', async () => {
     const token2fa = await sim.client.login('creator_2fa');
-    const wrong = await sim.client.call('POST', '/api/v1/twofa/session/verify', {
-      token: token2fa,
-      body: { code: '1' },
-    });
+    const verify = (token: string, body: unknown) =>
+      sim.client.call('POST', '/api/v1/twofa/session/verify', { token, body });
+    const unknown = await verify(token2fa, { token: 'nope', code: '424242' });
+    expect(unknown.status).toBe(404);
+    const issued = await challenge(token2fa);
+    const wrong = await verify(token2fa, { token: issued, code: '1' });
     expect(wrong.body.error.code).toBe(2);
-    const demo = await sim.client.login('creator_demo');
-    const refused = await sim.client.call('POST', '/api/v1/twofa/session/verify', {
-      token: demo,
-      body: { code: '424242' },
+    expect((await verify(token2fa, { token: issued, code: '424242' })).status).toBe(200);
+    expect((await verify(token2fa, { token: issued, code: '424242' })).status).toBe(404);
+
+    await sim.client.control('POST', '/config', { twofaTokenTtlMs: 100 });
+    const late = await challenge(token2fa);
+    await sleep(150);
+    expect((await verify(token2fa, { token: late, code: '424242' })).body.error).toEqual({
+      code: 3,
+      details: 'Two-factor token expired.',
     });
+
+    const demo = await sim.client.login('creator_demo');
+    const refused = await verify(demo, { token: issued, code: '424242' });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe(20);
+    const noChallenge = await sim.client.call('POST', '/api/v1/twofa/session', { token: demo, body: {} });
+    expect(noChallenge.status).toBe(403);
   });
 });

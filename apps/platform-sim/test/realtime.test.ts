@@ -338,7 +338,9 @@ describe('POST /_sim/activity', () => {
       messageId: '818897382257197089',
     });
     expect(missing.status).toBe(404);
-    expect((await activity({ type: 'post_like', creator: 'creator_demo' })).status).toBe(404);
+    expect(
+      (await activity({ type: 'post_like', creator: 'creator_demo', postId: '123456789012345678' })).status,
+    ).toBe(404);
   });
 });
 

@@ -294,7 +294,7 @@ describe('posts', () => {
     });
     expect(unknownPreview.status).toBe(404);
     expect(unknownPreview.body.error).toEqual({ code: 404, details: 'media not found' });
-    expect((await sim.client.fixtures()).accounts[0].postIds).toEqual([]);
+    expect((await sim.client.fixtures()).accounts[0].postIds).toEqual(demo.postIds);
   });
 });
 

@@ -1,12 +1,13 @@
 import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan, webhookSettings } from '@cg/config';
 import { createEvents } from '@cg/events';
-import { assertRegistry } from '@cg/operations';
+import { assertRegistry, Spool } from '@cg/operations';
 import { PlatformClient } from '@cg/platform-client';
-import { ListenJobs, startWorker } from '@cg/queue';
+import { JobStates, ListenJobs, startWorker } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, createStore, watchRedis } from '@cg/store';
 import { Egress } from './egress';
 import { createProcessor } from './processor';
+import { sweepSpool } from './spool-sweep';
 
 // For the end-to-end tests: the two-factor attempts' limit, and the sessions and egress they drive.
 export { MAX_TWOFA_ATTEMPTS } from './connector';
@@ -28,6 +29,7 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
   const store = createStore(redis, config.REDIS_PREFIX, keyring);
   const client = new PlatformClient({
     baseUrl: config.PLATFORM_URL,
+    ...(config.PLATFORM_MEDIA_URL === undefined ? {} : { mediaBaseUrl: config.PLATFORM_MEDIA_URL }),
     timeoutMs: config.PLATFORM_TIMEOUT_MS,
     connections: config.PLATFORM_CONNECTIONS,
     ...(config.PLATFORM_CHECK_KEY === undefined ? {} : { checkKey: config.PLATFORM_CHECK_KEY }),
@@ -38,6 +40,8 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
   const egress = new Egress(client, plan, store, log);
   const listen = new ListenJobs(redis, config.REDIS_PREFIX);
   const events = createEvents(redis, config.REDIS_PREFIX, keyring, webhookSettings(config));
+  const spool = new Spool(config.MEDIA_SPOOL_DIR).ensure();
+  const states = new JobStates(redis, config.REDIS_PREFIX);
   const processor = createProcessor({
     egress,
     store,
@@ -45,6 +49,7 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     reloginLockMs,
     listen,
     publish: events.publishEvent,
+    spool,
   });
   const operations = startWorker(processor, {
     redis,
@@ -67,16 +72,19 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     log.error({ err: error }, 'worker error');
   });
   await worker.waitUntilReady();
+  let stopSweep: () => void = () => undefined;
   return {
     start: () => {
       operations.run().catch((error: unknown) => log.error({ err: error }, 'worker stopped'));
+      stopSweep = sweepSpool(spool, states, config.MEDIA_SPOOL_SWEEP_MS, log);
     },
     close: async () => {
+      stopSweep();
       const after = (ms: number) =>
         new Promise<'timeout'>((resolve) => setTimeout(resolve, ms, 'timeout').unref());
       const graceful = operations
         .close()
-        .then(() => Promise.all([client.close(), listen.close(), events.close()]));
+        .then(() => Promise.all([client.close(), listen.close(), events.close(), states.close()]));
       if ((await Promise.race([graceful, after(config.SHUTDOWN_GRACE_MS)])) === 'timeout') {
         log.warn('in-flight jobs did not finish within the grace period; closing anyway');
         // Only the platform calls already sent go on, each bounded (connect, headers, body); the

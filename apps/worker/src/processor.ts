@@ -1,6 +1,6 @@
 import { GatewayError } from '@cg/contract';
 import type { PublishEvent } from '@cg/events';
-import { findOperation, type OperationContext } from '@cg/operations';
+import { findOperation, type OperationContext, type Spool } from '@cg/operations';
 import { endpoints } from '@cg/platform-client';
 import type { ListenJobs, Processor } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
@@ -8,6 +8,7 @@ import type { Store } from '@cg/store';
 import { AccountConnector } from './connector';
 import type { Egress, Route } from './egress';
 import { toFailure } from './failures';
+import { fileTransfers } from './files';
 import { AccountSessions, reauthEvents } from './sessions';
 
 export interface ProcessorDeps {
@@ -20,6 +21,8 @@ export interface ProcessorDeps {
   listen: Pick<ListenJobs, 'watch'>;
   /** Where the `accounts.*` events go. */
   publish: PublishEvent;
+  /** Where media files pass through (uploads, downloads). */
+  spool: Spool;
 }
 
 /** Runs one job: finds its operation, opens its sealed input, lends it a platform session. */
@@ -30,6 +33,7 @@ export function createProcessor({
   reloginLockMs,
   listen,
   publish,
+  spool,
 }: ProcessorDeps): Processor {
   const sessions = new AccountSessions(store.accounts, reloginLockMs, reauthEvents(store, publish));
   return async (payload, job) => {
@@ -45,6 +49,13 @@ export function createProcessor({
     let session = loaded?.session;
     // Found at the first call: a job that makes none costs no egress look-up.
     let route: Route | undefined;
+    /** The account's route to the platform: the job's account, or none for an operation without one. */
+    const accountRoute = async (): Promise<Route> => {
+      if (accountId === undefined || account === undefined)
+        throw new GatewayError('INTERNAL', `operation ${op.name} has no account session`);
+      route ??= await egress.ofAccount(tenantId, account);
+      return route;
+    };
     if (accountId !== undefined) {
       if (!account) {
         // Admitted while the API still trusted the account: its lane's state is set to expire.
@@ -67,11 +78,10 @@ export function createProcessor({
         const write = endpoints[endpoint].write;
         const known = session;
         session = undefined;
-        route ??= await egress.ofAccount(tenantId, account);
         const result = await sessions.call(
           tenantId,
           accountId,
-          route,
+          await accountRoute(),
           endpoint,
           args,
           () => job.beforeCall(write),
@@ -80,6 +90,7 @@ export function createProcessor({
         if (write) job.afterWrite();
         return result as never;
       },
+      files: fileTransfers(spool, accountRoute, job),
       connector: new AccountConnector(egress, store.accounts, tenantId, job, listen, publish),
       claimWindow: async (name, ms) => {
         if (accountId === undefined)
@@ -94,7 +105,8 @@ export function createProcessor({
     } catch (error) {
       throw toFailure(error, op);
     }
-    const outcome = { statusCode: op.successStatus, message: op.successMessage ?? 'Success', data };
+    const statusCode = op.statusOf?.(data) ?? op.successStatus;
+    const outcome = { statusCode, message: op.successMessage ?? 'Success', data };
     return op.sealResult ? { sealed: keyring.sealJson(outcome, job.jobId) } : outcome;
   };
 }

@@ -33,6 +33,22 @@ export const GatewayEnv = Type.Object({
     default: 'http://127.0.0.1:4010',
     description: 'platform (or sandbox) base URL',
   }),
+  PLATFORM_MEDIA_URL: Type.Optional(
+    Type.String({
+      description: "the platform's media upload host (https://mediav2.fansly.com); unset = PLATFORM_URL",
+    }),
+  ),
+  MEDIA_CDN_URLS: Type.String({
+    default: 'https://cdn*.fansly.com/',
+    description:
+      "comma-separated URL prefixes POST /media/download may fetch (the platform's CDN); * stands for any letters or digits in a host name",
+  }),
+  MEDIA_SPOOL_DIR: Type.String({
+    default: '/tmp/creator-gateway-spool',
+    description: 'folder media uploads and downloads pass through; the API and the workers must share it',
+  }),
+  MEDIA_MAX_BYTES: Int(524_288_000, 'largest media upload or download (bytes); larger uploads are 413', 1),
+  MEDIA_SPOOL_SWEEP_MS: Int(30_000, 'how often a worker removes spool files whose job has ended', 100),
   PLATFORM_CHECK_KEY: Type.Optional(
     Type.String({ description: 'fansly-client-check key; client default if unset' }),
   ),

@@ -28,14 +28,29 @@ export {
   UNKNOWN_TRIGGER,
 } from './common/automated-message';
 export { ConnectionSession } from './common/connect-result';
+export { EarningsStatsRow, MonthlyStatsRow } from './common/earnings';
 export { ListMember, ListMemberWithSortId } from './common/list-member';
 export { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE } from './common/media-offer';
 export { PERMISSION_BITS } from './common/media-permissions';
 export { Message, MessageAttachment } from './common/message';
 export { dollarsToMills } from './common/money';
+export {
+  ACCESS_PERMISSION_TYPES,
+  DeletedPost,
+  Post,
+  PostRead,
+  PostsAnswer,
+  REPLY_RULES,
+} from './common/post';
+export { STEP_UP_GRANT_TTL_MS, StepUpGrant } from './common/step-up';
 export { CreatedTrackingLink, TrackingLink } from './common/tracking-link';
 export { DeletedVaultAlbum, VaultAlbum, VaultMedia } from './common/vault-album';
+export { EARNINGS_DEFAULT_DAYS, EarningsStatistics, earnings } from './earnings/operation';
+export { earningsFan, FanEarnings } from './earnings-fan/operation';
+export { EarningsBySourceRow, earningsFanStats, REVENUE_SOURCES } from './earnings-fan-stats/operation';
+export { earningsMonthly, MONTHLY_DEFAULT_MONTHS } from './earnings-monthly/operation';
 export { EarningsTransaction } from './earnings-transactions/operation';
+export { follow, unfollow } from './follow/operation';
 export { Follower, FollowerProfile, followers } from './followers/operation';
 export { FollowingEntry } from './following/operation';
 export { groupCreate } from './group-create/operation';
@@ -57,11 +72,36 @@ export { massMessagesUpdate } from './mass-messages-update/operation';
 export { messagesUnlike, Reaction } from './messages-like/operation';
 
 export { PayoutMethod, payoutDelete } from './payout-delete/operation';
-export { ACCESS_PERMISSION_TYPES, Post, REPLY_RULES } from './posts-create/operation';
+export { postsDelete } from './posts-delete/operation';
+export { postsPin } from './posts-pin/operation';
+export { postsRead } from './posts-read/operation';
+export { postsScheduled } from './posts-scheduled/operation';
+export { postsScheduledCancel } from './posts-scheduled-cancel/operation';
+export { postsUpdate } from './posts-update/operation';
+export { postsWall, WALL_PAGE_SIZE } from './posts-wall/operation';
 export { Wall } from './posts-walls/operation';
 export { profileByUsername } from './profile-by-username/operation';
-export { SubscriberStats, Subscription } from './subscribers/operation';
+export {
+  PROFILE_STATS_MAX_BUCKETS,
+  ProfileStats,
+  profileStats,
+  StatEntry,
+} from './profile-stats/operation';
+export {
+  SUBSCRIPTION_STATUS_CODES,
+  SubscriberStats,
+  Subscription,
+  subscribers,
+} from './subscribers/operation';
+export { Supporter, TOP_SUPPORTERS_MAX, topSupporters } from './top-supporters/operation';
 export { trackingLinksCreate } from './tracking-links-create/operation';
 export { trackingLinksUpdate } from './tracking-links-update/operation';
+export {
+  OtpChallenge,
+  TWOFA_SEND_SPACING_MS,
+  twofaSession,
+  twofaSessionVerify,
+} from './twofa-session/operation';
 export { vaultAlbumDelete } from './vault-album-delete/operation';
+export { ALBUM_MEDIA_PAGE_SIZE, AlbumMediaItem, vaultAlbumMedia } from './vault-album-media/operation';
 export { vaultAlbums } from './vault-albums/operation';

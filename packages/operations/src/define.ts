@@ -66,6 +66,24 @@ export interface OperationContext {
    * release function when this call opened it, null while another call holds it.
    */
   claimWindow(name: string, ms: number): Promise<(() => Promise<void>) | null>;
+  /** Media files of the account, through its egress, each held to its lane like a platform call. */
+  files: FileTransfers;
+}
+
+/** File transfers of one account, to and from the spool (`Spool`). */
+export interface FileTransfers {
+  /**
+   * Uploads `length` bytes of spool file `name` from `start` to a presigned URL the platform handed
+   * out, as a write; answers the part's ETag.
+   */
+  putPart(url: string, name: string, start: number, length: number): Promise<string>;
+  /**
+   * Downloads a CDN file into spool file `name`: 404 when the link expired or names nothing, 413
+   * past `maxBytes`.
+   */
+  download(url: string, name: string, maxBytes: number): Promise<{ contentType: string; size: number }>;
+  /** Removes spool file `name` once nothing needs it (what is left is swept after its job ends). */
+  discard(name: string): void;
 }
 
 export interface ConnectRequest {
@@ -93,6 +111,8 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
   /** Fastify path under /api/{platform}. */
   path: string;
   summary: string;
+  /** More than the summary says (OpenAPI `description`): how to use the operation, when it needs telling. */
+  description?: string;
   tags: string[];
   /**
    * Whose platform session the operation uses: `path`, the connected account named by `:accountId`;
@@ -116,6 +136,11 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
   /** Identical requests (same key, same account) share one job while it is unfinished. */
   dedupe?: (input: OperationInput<S>) => string;
   successStatus: 200 | 201;
+  /**
+   * The success status when the answer decides it (follow: 201 for a new relation, 200 for one that
+   * stood); OpenAPI then lists both. @defaultValue successStatus
+   */
+  statusOf?: (data: Static<S['data']>) => 200 | 201;
   successMessage?: string;
   /** What a caller is told when the platform answers 404. */
   notFoundMessage?: string;

@@ -15,7 +15,12 @@ import { chatsUnread } from './chats-unread/operation';
 import { chatsVip } from './chats-vip/operation';
 import { connect } from './connect/operation';
 import type { OperationDef, OperationSchemas } from './define';
+import { earnings } from './earnings/operation';
+import { earningsFan } from './earnings-fan/operation';
+import { earningsFanStats } from './earnings-fan-stats/operation';
+import { earningsMonthly } from './earnings-monthly/operation';
 import { earningsTransactions } from './earnings-transactions/operation';
+import { follow, unfollow } from './follow/operation';
 import { followers } from './followers/operation';
 import { following } from './following/operation';
 import { groupCreate } from './group-create/operation';
@@ -27,18 +32,30 @@ import { massMessagesSend } from './mass-messages-send/operation';
 import { massMessagesStatsDeleted, massMessagesStatsSent } from './mass-messages-stats/operation';
 import { massMessagesUpdate } from './mass-messages-update/operation';
 import { me } from './me/operation';
+import { mediaDownload } from './media-download/operation';
+import { mediaUpload } from './media-upload/operation';
 import { messagesDelete } from './messages-delete/operation';
 import { messagesLike, messagesUnlike } from './messages-like/operation';
-
 import { payoutDelete } from './payout-delete/operation';
 import { postsCreate } from './posts-create/operation';
+import { postsDelete } from './posts-delete/operation';
+import { postsPin } from './posts-pin/operation';
+import { postsRead } from './posts-read/operation';
+import { postsScheduled } from './posts-scheduled/operation';
+import { postsScheduledCancel } from './posts-scheduled-cancel/operation';
+import { postsUpdate } from './posts-update/operation';
+import { postsWall } from './posts-wall/operation';
 import { postsWalls } from './posts-walls/operation';
 import { profileByUsername } from './profile-by-username/operation';
+import { profileStats } from './profile-stats/operation';
 import { realtimeBackfill } from './realtime-backfill/operation';
 import { subscribers } from './subscribers/operation';
+import { topSupporters } from './top-supporters/operation';
 import { trackingLinksCreate } from './tracking-links-create/operation';
 import { trackingLinksUpdate } from './tracking-links-update/operation';
+import { twofaSession, twofaSessionVerify } from './twofa-session/operation';
 import { vaultAlbumDelete } from './vault-album-delete/operation';
+import { vaultAlbumMedia } from './vault-album-media/operation';
 import { vaultAlbums } from './vault-albums/operation';
 import { verifyTwofa } from './verify-2fa/operation';
 
@@ -72,8 +89,11 @@ export const operations = [
   chatsTips,
   groupCreate,
   payoutDelete,
+  twofaSession,
+  twofaSessionVerify,
   vaultAlbums,
   vaultAlbumDelete,
+  vaultAlbumMedia,
   trackingLinksCreate,
   trackingLinksUpdate,
   massMessagesScheduled,
@@ -86,10 +106,25 @@ export const operations = [
   automatedMessagesDelete,
   postsCreate,
   postsWalls,
+  postsRead,
+  postsWall,
+  postsUpdate,
+  postsDelete,
+  postsPin,
+  postsScheduled,
+  postsScheduledCancel,
+  profileStats,
   subscribers,
   following,
   followers,
   earningsTransactions,
+  topSupporters,
+  follow,
+  unfollow,
+  earnings,
+  earningsFan,
+  earningsFanStats,
+  earningsMonthly,
 ] as const satisfies readonly OperationDef<
   // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own precise schemas
   any
@@ -104,7 +139,11 @@ export const allOperations = operations as unknown as readonly OperationDef<Oper
  * Operations of the gateway's own processes, with no route: queued by them so their platform calls
  * run on the account's lane like every other (the listener's backfill).
  */
-export const internalOperations = [realtimeBackfill] as unknown as readonly OperationDef<OperationSchemas>[];
+export const internalOperations = [
+  realtimeBackfill,
+  mediaUpload,
+  mediaDownload,
+] as unknown as readonly OperationDef<OperationSchemas>[];
 
 const byName = new Map([...allOperations, ...internalOperations].map((op) => [op.name, op]));
 

@@ -1,4 +1,5 @@
-import { type Dispatcher, Pool, ProxyAgent } from 'undici';
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher, Pool, ProxyAgent } from 'undici';
 import {
   API_PREFIX,
   type AuthEndpointName,
@@ -6,7 +7,7 @@ import {
   type EndpointName,
   endpoints,
 } from './endpoints';
-import { classify, type Failure, networkPhase, PlatformError } from './errors';
+import { type CallName, classify, type Failure, networkPhase, PlatformError } from './errors';
 import { ClientTimestamp, clientCheck, sessionIdFromToken } from './signing';
 
 /**
@@ -39,6 +40,8 @@ const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export interface PlatformClientOptions {
   /** Origin of the platform, e.g. `https://apiv3.fansly.com` or the sandbox `http://127.0.0.1:4010`. */
   baseUrl: string;
+  /** Origin of its media host (uploads), e.g. `https://mediav2.fansly.com`. @defaultValue baseUrl */
+  mediaBaseUrl?: string;
   /** Key of the `fansly-client-check` signature. @defaultValue {@link DEFAULT_CHECK_KEY} */
   checkKey?: string;
   /** @defaultValue {@link DEFAULT_USER_AGENT} */
@@ -113,6 +116,10 @@ export class PlatformClient {
   /** The proxy this view sends through (its URL), or null for direct. */
   readonly #proxy: string | null;
   readonly #origin: string;
+  readonly #mediaOrigin: string;
+  /** File transfers (part uploads, CDN downloads): no response size cap; made on first use. */
+  #transfers: Dispatcher | undefined;
+  readonly #options: PlatformClientOptions;
   readonly #checkKey: string;
   readonly #bodyDeadlineMs: number;
   readonly #maxResponseBytes: number;
@@ -137,6 +144,8 @@ export class PlatformClient {
     if (!/^[\x20-\x7e]+$/.test(this.#userAgent)) throw new TypeError('userAgent must be printable ASCII');
     this.#proxy = proxy ?? null;
     this.#origin = base.origin;
+    this.#mediaOrigin = originOf(options.mediaBaseUrl ?? options.baseUrl, 'mediaBaseUrl');
+    this.#options = options;
     if (parent !== undefined && proxy !== undefined) {
       this.#routes = parent.#routes;
       this.#timestamps = parent.#timestamps;
@@ -144,13 +153,7 @@ export class PlatformClient {
     } else {
       this.#routes = { options, direct: this, views: new Map() };
       this.#timestamps = new ClientTimestamp();
-      this.#dispatcher = new Pool(base.origin, {
-        connections: options.connections ?? 256,
-        connect: { timeout: timeoutMs },
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        maxResponseSize: this.#maxResponseBytes,
-      });
+      this.#dispatcher = directDispatcher(options, this.#maxResponseBytes);
     }
   }
 
@@ -230,7 +233,7 @@ export class PlatformClient {
   }
 
   /** A transport failure, the body's deadline included; an answer too large to read is a bad response. */
-  #failure(name: EndpointName, def: EndpointDef, err: unknown): PlatformError {
+  #failure(name: CallName, def: EndpointDef, err: unknown): PlatformError {
     const code = errorCode(err);
     const refused = this.#proxy === null ? undefined : proxyRefusal(err, code);
     if (refused !== undefined) return proxyFailed(name, this.#proxy ?? '', refused, code);
@@ -244,7 +247,72 @@ export class PlatformClient {
   /** Waits for requests in flight, then closes every socket, of every route. */
   async close(): Promise<void> {
     const { direct, views } = this.#routes;
-    await Promise.all([direct, ...views.values()].map((client) => client.#dispatcher.close()));
+    await Promise.all(
+      [direct, ...views.values()].flatMap((client) => [
+        client.#dispatcher.close(),
+        client.#transfers?.close(),
+      ]),
+    );
+  }
+
+  /**
+   * Uploads one part of a file to a presigned URL the platform handed out (its media host's
+   * storage): the raw bytes, no platform header, answered with the part's `ETag`, quotes included.
+   * A write: once the bytes may have left, a failure is never retryable.
+   */
+  async putPart(url: string, body: Readable, length: number): Promise<string> {
+    const name = 'uploadPart';
+    const def = TRANSFER_WRITE;
+    const target = new URL(url);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.#transferDispatcher().request({
+        origin: target.origin,
+        method: 'PUT',
+        path: `${target.pathname}${target.search}`,
+        headers: { 'content-length': String(length), 'user-agent': this.#userAgent },
+        body,
+      });
+    } catch (err) {
+      throw this.#failure(name, def, err);
+    }
+    await res.body.dump();
+    const eTag = headerValue(res.headers.etag);
+    if (res.statusCode >= 300)
+      throw httpError(name, def, { type: 'http', status: res.statusCode }, 'the part upload was refused');
+    if (eTag === undefined || eTag === '')
+      throw badResponse(name, 'part upload answered without an ETag', def);
+    return eTag;
+  }
+
+  /**
+   * Fetches a file from the platform's CDN, as its web client does: a browser's user agent, origin
+   * and referer, no session. The caller reads (or dumps) the body; an error status comes back as
+   * it is, with its body dumped.
+   */
+  async fetchFile(url: string): Promise<{ status: number; contentType: string | undefined; body: Readable }> {
+    const target = new URL(url);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.#transferDispatcher().request({
+        origin: target.origin,
+        method: 'GET',
+        path: `${target.pathname}${target.search}`,
+        headers: { origin: WEB_ORIGIN, referer: `${WEB_ORIGIN}/`, 'user-agent': this.#userAgent },
+      });
+    } catch (err) {
+      throw this.#failure('cdnFile', TRANSFER_READ, err);
+    }
+    if (res.statusCode >= 300) await res.body.dump();
+    return { status: res.statusCode, contentType: headerValue(res.headers['content-type']), body: res.body };
+  }
+
+  #transferDispatcher(): Dispatcher {
+    this.#transfers ??=
+      this.#proxy === null
+        ? directDispatcher(this.#options, undefined)
+        : proxyDispatcher(this.#proxy, this.#options, undefined);
+    return this.#transfers;
   }
 
   async #send(name: EndpointName, args: CallArgs, signer: Signer | undefined): Promise<unknown> {
@@ -279,7 +347,8 @@ export class PlatformClient {
     let text: string;
     try {
       try {
-        const request = { origin: this.#origin, method: def.method, path, headers, signal: deadline.signal };
+        const origin = def.host === 'media' ? this.#mediaOrigin : this.#origin;
+        const request = { origin, method: def.method, path, headers, signal: deadline.signal };
         res = await this.#dispatcher.request(body === undefined ? request : { ...request, body });
       } catch (err) {
         throw this.#failure(name, def, err);
@@ -314,6 +383,30 @@ export class PlatformClient {
   }
 }
 
+/** What a file transfer counts as, for the failure's verdict (`classify`). */
+const TRANSFER_WRITE: EndpointDef = { method: 'POST', path: '', auth: false, write: true };
+const TRANSFER_READ: EndpointDef = { method: 'GET', path: '', auth: false, write: false };
+
+/** Sockets straight to the platform's hosts (its API and its media host), bounded like a proxy's. */
+function directDispatcher(options: PlatformClientOptions, maxResponseSize: number | undefined): Dispatcher {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  return new Agent({
+    connections: options.connections ?? 256,
+    connect: { timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    maxResponseSize: maxResponseSize ?? -1,
+  });
+}
+
+/** An origin setting: an origin without a path, query or fragment (paths are signed from /api/v1). */
+function originOf(url: string, name: string): string {
+  const parsed = new URL(url);
+  if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '')
+    throw new TypeError(`PlatformClient ${name} must be an origin without a path, query or fragment`);
+  return parsed.origin;
+}
+
 /** Every route of one client: the direct one and a view per proxy (`through`). */
 interface Routes {
   readonly options: PlatformClientOptions;
@@ -326,8 +419,14 @@ interface Routes {
  * with the direct pool's bounds on every hop (connecting to the proxy, its CONNECT answer, the
  * platform's headers and body).
  */
-function proxyDispatcher(proxy: string, options: PlatformClientOptions, maxResponseSize: number): Dispatcher {
+function proxyDispatcher(
+  proxy: string,
+  options: PlatformClientOptions,
+  maxResponse: number | undefined,
+): Dispatcher {
   const timeoutMs = options.timeoutMs ?? 15_000;
+  // undici's "no limit".
+  const maxResponseSize = maxResponse ?? -1;
   const bounds = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
   return new ProxyAgent({
     uri: proxy,
@@ -358,7 +457,7 @@ function proxyRefusal(err: unknown, code: string | undefined): string | undefine
 }
 
 /** A request the proxy failed before forwarding it: retryable, even a write. Never shows the URL. */
-function proxyFailed(endpoint: EndpointName, proxy: string, why: string, code: string | undefined) {
+function proxyFailed(endpoint: CallName, proxy: string, why: string, code: string | undefined) {
   const { host } = new URL(proxy);
   return new PlatformError({
     kind: 'proxy_failed',
@@ -467,7 +566,7 @@ function errorCode(err: unknown, depth = 0): string | undefined {
   return errorCode((err as { cause?: unknown }).cause, depth + 1);
 }
 
-function networkError(endpoint: EndpointName, def: EndpointDef, err: unknown, what?: string): PlatformError {
+function networkError(endpoint: CallName, def: EndpointDef, err: unknown, what?: string): PlatformError {
   const code = errorCode(err);
   const verdict = classify({ failure: { type: 'network', code }, write: def.write, nowMs: Date.now() });
   const where =
@@ -482,7 +581,7 @@ function networkError(endpoint: EndpointName, def: EndpointDef, err: unknown, wh
 }
 
 function httpError(
-  endpoint: EndpointName,
+  endpoint: CallName,
   def: EndpointDef,
   failure: Extract<Failure, { type: 'http' }>,
   details: string | undefined,
@@ -501,9 +600,9 @@ function httpError(
 }
 
 function badResponse(
-  endpoint: EndpointName,
+  endpoint: CallName,
   reason: string,
-  def: EndpointDef = endpoints[endpoint],
+  def: EndpointDef = endpoints[endpoint as EndpointName],
 ): PlatformError {
   const verdict = classify({ failure: { type: 'bad_response' }, write: def.write, nowMs: Date.now() });
   return new PlatformError({

@@ -20,6 +20,8 @@ export interface EndpointDef {
   readonly write: boolean;
   /** Set when neither public source shows the call; the text says what was guessed and where it is decided. */
   readonly guess?: string;
+  /** Sent to the platform's media host (`mediav2`, the client's `mediaBaseUrl`) instead of its API. */
+  readonly host?: 'media';
   /**
    * What a success's `response` is, for calls through `PlatformClient.call`: anything else (null, a
    * string) is an answer the client cannot read, never an empty result.
@@ -34,12 +36,23 @@ export const endpoints = {
   login: { method: 'POST', path: '/login', auth: false, write: false },
   // The twofa token is single-use: a blind repeat of an applied verification fails with "token expired".
   loginTwofa: { method: 'POST', path: '/login/twofa', auth: false, write: true },
+  // Sends a sensitive-action one-time code (or expects one from the app): a repeat sends another.
+  twofaSession: {
+    method: 'POST',
+    path: '/twofa/session',
+    auth: true,
+    write: true,
+    guess:
+      'inferred from its /verify sibling: body {useEmailTwoFAFallback}, response {token, type, email}: upstream-decisions.md, step-up send',
+    response: 'object',
+  },
   twofaSessionVerify: {
     method: 'POST',
     path: '/twofa/session/verify',
     auth: true,
     write: true,
-    guess: 'response {token} usable as twofa.token: upstream-decisions.md, step-up verify',
+    guess:
+      'route and body {token, code} seen; response {token} usable as twofa.token once: upstream-decisions.md, step-up verify',
     response: 'object',
   },
   accountsByIds: { method: 'GET', path: '/account', auth: true, write: false, response: 'array' },
@@ -136,7 +149,52 @@ export const endpoints = {
   groupCreate: { method: 'POST', path: '/group', auth: true, write: true, response: 'object' },
   messageTyping: { method: 'POST', path: '/message/typing', auth: true, write: true, response: 'object' },
   postCreate: { method: 'POST', path: '/post', auth: true, write: true, response: 'object' },
-  subscribers: { method: 'GET', path: '/subscribers', auth: true, write: false, response: 'object' },
+  // Posts by id (csv `ids`): the posts with their media and accounts (S13 `post()`, S3 `getPostsByIds`).
+  postsByIds: { method: 'GET', path: '/post', auth: true, write: false, response: 'object' },
+  postsScheduled: { method: 'GET', path: '/post/scheduled', auth: true, write: false, response: 'object' },
+  // One wall's page of 15 posts, `before` the oldest post id read (S13 `timeline_new`, S6 `listWallPosts`).
+  timeline: {
+    method: 'GET',
+    path: '/timelinenew/:accountId',
+    auth: true,
+    write: false,
+    response: 'object',
+  },
+  postEdit: {
+    method: 'POST',
+    path: '/post/:postId/edit',
+    auth: true,
+    write: true,
+    guess:
+      'not found anywhere (only the wall move /wall/postedit is seen): the create body replaces the post, response the post: upstream-decisions.md, post edit',
+    response: 'object',
+  },
+  postDelete: { method: 'POST', path: '/post/:postId/delete', auth: true, write: true, response: 'object' },
+  postScheduledCancel: {
+    method: 'POST',
+    path: '/post/scheduled/:postId/cancel',
+    auth: true,
+    write: true,
+    response: 'object',
+  },
+  postPin: {
+    method: 'POST',
+    path: '/wall/postpin',
+    auth: true,
+    write: true,
+    guess:
+      'not found; by the /wall/postcreate {wallId, postId} family: body {postId, wallId}, response the post with wallId in pinWallIds: upstream-decisions.md, post pin',
+    response: 'object',
+  },
+  subscribers: {
+    method: 'GET',
+    path: '/subscribers',
+    auth: true,
+    write: false,
+    guess:
+      'route and status=3 (active) seen; 4 for expired inferred: upstream-decisions.md, subscriber status',
+    response: 'object',
+  },
   followers: {
     method: 'GET',
     path: '/account/:accountId/followersnew',
@@ -158,6 +216,75 @@ export const endpoints = {
     write: false,
     response: 'object',
   },
+  earningsSummary: {
+    method: 'GET',
+    path: '/account/wallets/earnings',
+    auth: true,
+    write: false,
+    response: 'object',
+  },
+  earningsStats: {
+    method: 'GET',
+    path: '/account/wallets/earnings/stats',
+    auth: true,
+    write: false,
+    response: 'array',
+  },
+  earningsStatsOfFan: {
+    method: 'GET',
+    path: '/account/wallets/earnings/stats/accounts',
+    auth: true,
+    write: false,
+    response: 'array',
+  },
+  earningsMonthlyStats: {
+    method: 'GET',
+    path: '/account/wallets/earnings/monthlystats',
+    auth: true,
+    write: false,
+    response: 'array',
+  },
+  earningsMonthlyStatsOfFan: {
+    method: 'GET',
+    path: '/account/wallets/earnings/monthlystats/accounts',
+    auth: true,
+    write: false,
+    response: 'array',
+  },
+  earningsByFan: {
+    method: 'GET',
+    path: '/account/wallets/earnings/accounts',
+    auth: true,
+    write: false,
+    response: 'array',
+  },
+  earningsTransactionsOfFan: {
+    method: 'GET',
+    path: '/account/wallets/earnings/transactions/accounts',
+    auth: true,
+    write: false,
+    guess:
+      'route seen (S6 listFanPurchases); its cursor (the last transactionId) and its use for the split by source inferred: upstream-decisions.md, earnings by source',
+    response: 'object',
+  },
+  accountFollow: {
+    method: 'POST',
+    path: '/account/:accountId/followers',
+    auth: true,
+    write: true,
+    guess:
+      'route seen (no body); the answer (the relation, the standing one on a repeat) decided: upstream-decisions.md, follow',
+    response: 'object',
+  },
+  accountUnfollow: {
+    method: 'POST',
+    path: '/account/:accountId/followers/remove',
+    auth: true,
+    write: true,
+    guess:
+      'route seen; the answer (the removed relation; not followed 403 code 20) decided: upstream-decisions.md, follow',
+    response: 'object',
+  },
   payoutMethodDelete: {
     method: 'POST',
     path: '/payments/payoutmethod/delete',
@@ -166,6 +293,43 @@ export const endpoints = {
     response: 'object',
   },
   vaultAlbums: { method: 'GET', path: '/vault/albumsnew', auth: true, write: false, response: 'object' },
+  // The media host's upload (S6 `uploadMedia`, S11 `uploadMediaFile`): create, parts to the presigned
+  // URLs it answers (`PlatformClient.putPart`), complete, then its status until the media exists.
+  mediaUploadCreate: {
+    method: 'POST',
+    path: '/media/upload/create',
+    auth: true,
+    write: true,
+    host: 'media',
+    response: 'object',
+  },
+  mediaUploadComplete: {
+    method: 'POST',
+    path: '/media/upload/complete',
+    auth: true,
+    write: true,
+    host: 'media',
+    response: 'object',
+  },
+  mediaUpload: {
+    method: 'GET',
+    path: '/media/upload/:id',
+    auth: true,
+    write: false,
+    host: 'media',
+    response: 'object',
+  },
+  vaultAlbumMediaAdd: {
+    method: 'POST',
+    path: '/vault/albums/media',
+    auth: true,
+    write: true,
+    guess: 'route and body seen (S11); the response is not: upstream-decisions.md, vault filing',
+    response: 'object',
+  },
+  // One page (50) of an album's items, newest first; the All album by `type=38000`, not its id.
+  vaultMedia: { method: 'GET', path: '/media/vaultnew', auth: true, write: false, response: 'object' },
+  profileStats: { method: 'GET', path: '/it/amoie/stats', auth: true, write: false, response: 'object' },
   vaultAlbumDelete: {
     method: 'POST',
     path: '/vault/albums/delete',

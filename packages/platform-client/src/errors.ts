@@ -1,5 +1,8 @@
 import type { EndpointName } from './endpoints';
 
+/** What a failure names: an endpoint, or a file transfer (a part upload, a CDN download). */
+export type CallName = EndpointName | 'uploadPart' | 'cdnFile';
+
 export type PlatformErrorKind =
   | 'invalid_credentials'
   | 'invalid_twofa_code'
@@ -184,7 +187,7 @@ export function classify(input: ClassifyInput): Classification {
 export interface PlatformErrorInit {
   readonly kind: PlatformErrorKind;
   readonly retry: Retry;
-  readonly endpoint: EndpointName;
+  readonly endpoint: CallName;
   readonly message: string;
   readonly status?: number | undefined;
   readonly upstreamCode?: number | undefined;
@@ -200,7 +203,7 @@ export class PlatformError extends Error {
   override readonly name = 'PlatformError';
   readonly kind: PlatformErrorKind;
   readonly retry: Retry;
-  readonly endpoint: EndpointName;
+  readonly endpoint: CallName;
   // `declare`: with ES2022 class fields a plain optional field would exist as undefined on every
   // instance; absent means absent, which keeps `'status' in err` and serialised errors honest.
   declare readonly status?: number;

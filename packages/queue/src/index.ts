@@ -7,5 +7,6 @@ export type { LaneSettings } from './lanes';
 export { LISTEN_QUEUE, type ListenJob, ListenJobs, listenJobId, listenPrefix } from './listen';
 export { type JobPayload, laneOfAccount, type StoredOutcome } from './payload';
 export { jobKeyPrefix, OperationsQueue, type QueueOptions } from './queue';
-export { type JobState, type JobView, resultOf, type WaitResult } from './results';
+export { ended, type JobState, type JobView, resultOf, type WaitResult } from './results';
+export { JobStates } from './states';
 export { type Processor, type ProcessorContext, startWorker } from './worker';

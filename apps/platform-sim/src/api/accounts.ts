@@ -1,7 +1,7 @@
-import { invalidField, notFound } from '../errors';
+import { invalidField, notAllowed, notFound } from '../errors';
 import { encodeId, Kind } from '../ids';
 import { queryCsv, queryCursorId, queryLimit, queryOffset } from '../params';
-import type { PlatformProfile } from '../records';
+import type { FollowRecord, PlatformProfile } from '../records';
 import { creatorProfile, fanProfile } from '../world/profiles';
 import type { ApiContext, ApiRoute } from './types';
 
@@ -44,7 +44,10 @@ function walls(ctx: ApiContext): unknown {
   return { accountId: world.identity(ctx.creator).accountId, walls: world.state(ctx.creator).walls };
 }
 
-/** Accounts followed by a sandbox creator, most recent follow first; fans and other profiles follow nobody here. */
+/**
+ * Accounts followed by a sandbox creator, most recent follow first (the seeded list with the
+ * creator's own follows and unfollows); fans and other profiles follow nobody here.
+ */
 function following(ctx: ApiContext): unknown {
   const accountId = ctx.params.accountId ?? '';
   const limit = queryLimit(ctx.query);
@@ -56,12 +59,10 @@ function following(ctx: ApiContext): unknown {
   const ref = world.resolveAccount(accountId);
   if (!ref) throw notFound('account');
   if (ref.type !== 'creator') return [];
-  const creatorWorld = world.creator(ref.creator);
-  const out: { accountId: string }[] = [];
-  for (let k = offset; k < creatorWorld.followingCount && out.length < limit; k++) {
-    out.push({ accountId: creatorWorld.fanId(creatorWorld.followedFan(k)) });
-  }
-  return out;
+  return world
+    .following(ref.creator)
+    .page(offset, limit)
+    .map((followed) => ({ accountId: followed }));
 }
 
 /**
@@ -76,9 +77,7 @@ function followers(ctx: ApiContext): unknown {
   const limit = queryLimit(ctx.query);
   const offset = queryOffset(ctx.query);
   const conversations = world.conversations(ctx.creator);
-  const followed = new Set(
-    Array.from({ length: creatorWorld.followingCount }, (_, k) => creatorWorld.followedFan(k)),
-  );
+  const following = world.following(ctx.creator);
   const rows: { id: string; followerId: string; createdAt: number }[] = [];
   const accounts: unknown[] = [];
   let seen = 0;
@@ -92,9 +91,37 @@ function followers(ctx: ApiContext): unknown {
       followerId: creatorWorld.fanId(fan),
       createdAt,
     });
-    accounts.push({ ...fanProfile(creatorWorld, fan), followsYou: followed.has(fan) });
+    const followsYou = following.relation(creatorWorld.fanId(fan)) !== null;
+    accounts.push({ ...fanProfile(creatorWorld, fan), followsYou });
   }
   return { followers: rows, aggregationData: { accounts } };
+}
+
+/**
+ * The account a follow or unfollow names (`/account/:accountId/followers…`): unknown 404, the
+ * creator itself 400 code 10.
+ */
+function followTarget(ctx: ApiContext): string {
+  const targetId = ctx.params.accountId ?? '';
+  if (!ctx.core.world.resolveAccount(targetId)) throw notFound('account');
+  if (targetId === ctx.core.world.identity(ctx.creator).accountId) throw invalidField('accountId');
+  return targetId;
+}
+
+/**
+ * GUESS (docs/upstream-decisions.md, follow): the creator follows an account, no body; the answer is
+ * the relation `{id, followerId, accountId, createdAt}`, the standing one unchanged when it already
+ * follows.
+ */
+function follow(ctx: ApiContext): FollowRecord {
+  return ctx.core.world.following(ctx.creator).follow(followTarget(ctx), ctx.now);
+}
+
+/** GUESS (as follow): the removed relation; an account the creator does not follow is 403 code 20. */
+function unfollow(ctx: ApiContext): FollowRecord {
+  const removed = ctx.core.world.following(ctx.creator).unfollow(followTarget(ctx));
+  if (!removed) throw notAllowed('not following this account');
+  return removed;
 }
 
 export const accountRoutes: ApiRoute[] = [
@@ -103,4 +130,12 @@ export const accountRoutes: ApiRoute[] = [
   { method: 'GET', path: '/account/walls', auth: 'session', handler: walls },
   { method: 'GET', path: '/account/:accountId/following', auth: 'session', handler: following },
   { method: 'GET', path: '/account/:accountId/followersnew', auth: 'session', handler: followers },
+  { method: 'POST', path: '/account/:accountId/followers', auth: 'session', write: true, handler: follow },
+  {
+    method: 'POST',
+    path: '/account/:accountId/followers/remove',
+    auth: 'session',
+    write: true,
+    handler: unfollow,
+  },
 ];

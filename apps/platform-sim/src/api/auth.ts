@@ -1,9 +1,12 @@
-import { ErrorCode, notAllowed, SimError } from '../errors';
+import { ErrorCode, invalidField, notAllowed, SimError } from '../errors';
 import { Kind } from '../ids';
 import { bodyObject, bodyString, requiredBodyString } from '../params';
 import type { ApiContext, ApiRoute } from './types';
 
 const BAD_CREDENTIALS = 'Incorrect username or password.';
+/** How a second-factor code reaches the account holder (the login challenge's `type`). */
+const TWOFA_TYPE_APP = 0;
+const TWOFA_TYPE_EMAIL = 2;
 
 function codeField(body: Record<string, unknown>): string {
   const code = body.code;
@@ -33,21 +36,46 @@ function loginTwofa(ctx: ApiContext): unknown {
   return ctx.core.sessions.completeTwofa(token, codeField(body), ctx.ip);
 }
 
-/** Step-up verification before sensitive actions (payout deletion). GUESS, per docs/upstream-decisions.md. */
+/** The creator's second-factor code; an account without one is refused every step-up (403 code 20). */
+function stepUpCode(ctx: ApiContext): string {
+  const code = ctx.core.world.identity(ctx.creator).twofaCode;
+  if (code === null) throw notAllowed('Two-factor authentication is not enabled for this account.');
+  return code;
+}
+
+/**
+ * Starts a sensitive-action check (GUESS, docs/upstream-decisions.md, step-up send): the code comes
+ * from the authenticator app (`type` 0), or by e-mail with `useEmailTwoFAFallback` (`type` 2, the
+ * masked address). The sandbox's code is the account's login code (fixtures `twofaCode`).
+ */
+function startStepUp(ctx: ApiContext): unknown {
+  const body = bodyObject(ctx.body);
+  const byEmail = body.useEmailTwoFAFallback ?? false;
+  if (typeof byEmail !== 'boolean') throw invalidField('useEmailTwoFAFallback');
+  stepUpCode(ctx);
+  const token = ctx.core.stepUps.challenge(ctx.creator, ctx.core.config.twofaTokenTtlMs, ctx.now);
+  const email = byEmail ? ctx.core.world.identity(ctx.creator).maskedEmail : null;
+  return { token, type: byEmail ? TWOFA_TYPE_EMAIL : TWOFA_TYPE_APP, email };
+}
+
+/**
+ * Verifies a sensitive-action code (GUESS, step-up verify): `{token, code, mode?}` → `{token}`, the
+ * grant a payout deletion takes as `twofa.token` (with the same code). `mode` is not read.
+ */
 function verifyStepUp(ctx: ApiContext): unknown {
   const body = bodyObject(ctx.body);
-  const identity = ctx.core.world.identity(ctx.creator);
-  if (identity.twofaCode === null)
-    throw notAllowed('Two-factor authentication is not enabled for this account.');
-  bodyString(body, 'token', { maxLength: 200 });
-  if (codeField(body) !== identity.twofaCode)
-    throw new SimError(400, ErrorCode.wrongTwofaCode, 'Invalid two-factor code.');
-  return { token: ctx.core.world.ids.next(Kind.stepUp) };
+  const expected = stepUpCode(ctx);
+  const token = requiredBodyString(body, 'token', 200);
+  const { stepUps, config } = ctx.core;
+  return {
+    token: stepUps.verify(ctx.creator, token, codeField(body), expected, config.twofaTokenTtlMs, ctx.now),
+  };
 }
 
 export const authRoutes: ApiRoute[] = [
   { method: 'GET', path: '/device/id', auth: 'none', handler: (ctx) => ctx.core.world.ids.next(Kind.device) },
   { method: 'POST', path: '/login', auth: 'login', handler: login },
   { method: 'POST', path: '/login/twofa', auth: 'twofa', handler: loginTwofa },
+  { method: 'POST', path: '/twofa/session', auth: 'session', handler: startStepUp },
   { method: 'POST', path: '/twofa/session/verify', auth: 'session', handler: verifyStepUp },
 ];

@@ -5,9 +5,11 @@ import { broadcastRoutes } from './broadcasts';
 import { chatRoutes } from './chats';
 import { linkRoutes } from './links';
 import { listRoutes } from './lists';
+import { mediaRoutes } from './media';
 import { moneyRoutes } from './money';
 import { notificationRoutes } from './notifications';
 import { postRoutes } from './posts';
+import { statsRoutes } from './stats';
 import type { ApiRoute } from './types';
 import { vaultRoutes } from './vault';
 
@@ -23,5 +25,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...moneyRoutes,
   ...notificationRoutes,
   ...vaultRoutes,
+  ...statsRoutes,
+  ...mediaRoutes,
   ...linkRoutes,
 ];

@@ -1,7 +1,9 @@
-import { notAllowed, notFound } from '../errors';
-import { bodyObject, requiredBodyId } from '../params';
-import type { VaultAlbum, VaultMedia } from '../records';
-import { STANDARD_ALBUM_TYPES } from '../world/state';
+import { invalidField, notAllowed, notFound } from '../errors';
+import { compareIds } from '../ids';
+import { bodyObject, type Query, queryCursorId, queryInt, queryString, requiredBodyId } from '../params';
+import type { AlbumMediaItem, VaultAlbum, VaultMedia } from '../records';
+import { ALBUM_TYPE_ALL, type CreatorState, STANDARD_ALBUM_TYPES } from '../world/state';
+import { albumMedia, VAULT_MEDIA_PAGE_SIZE, vaultMediaById } from '../world/vault';
 import type { ApiContext, ApiRoute } from './types';
 
 /** Albums by pos (deleted ones left out) and the vault media of their last items. */
@@ -15,8 +17,8 @@ function albums(ctx: ApiContext): unknown {
   for (const album of live) {
     if (seen.has(album.lastItemId)) continue;
     seen.add(album.lastItemId);
-    const index = world.mediaIndexOf(album.lastItemId);
-    if (index >= 0) media.push(world.vaultMedia(index));
+    const last = vaultMediaById(world, album.lastItemId);
+    if (last) media.push(last);
   }
   return { albums: live, aggregationData: { media } };
 }
@@ -34,7 +36,50 @@ function deleteAlbum(ctx: ApiContext): unknown {
   return album;
 }
 
+/**
+ * The album `/media/vaultnew` reads: `albumId`, or `type` for a standard album (38000 All, 1000
+ * Posts, 5000 Messages). Unknown or deleted: 404; neither given, or another type: 400 code 10.
+ */
+function queriedAlbum(state: CreatorState, query: Query): VaultAlbum {
+  const albumId = queryString(query, 'albumId');
+  if (albumId !== undefined) {
+    const album = state.albums.get(albumId);
+    if (!album || album.deletedAt !== undefined) throw notFound('album');
+    return album;
+  }
+  const type = queryInt(query, 'type', 0, 0);
+  if (!STANDARD_ALBUM_TYPES.includes(type)) throw invalidField(type === 0 ? 'albumId' : 'type');
+  const album = [...state.albums.values()].find((a) => a.type === type && a.deletedAt === undefined);
+  if (!album) throw notFound('album');
+  return album;
+}
+
+/**
+ * One page of an album's items, newest first, with the vault media they hold. Asked by its id, the
+ * All album lists nothing: the platform keeps no item rows for it (it is asked by `type=38000`).
+ * `before` is the last item id read (absent or 0: the newest); `mediaType` 1 or 2 keeps images or
+ * videos; `after` and `search` are ignored.
+ */
+function albumMediaPage(ctx: ApiContext): unknown {
+  const state = ctx.core.world.state(ctx.creator);
+  const album = queriedAlbum(state, ctx.query);
+  const before = queryCursorId(ctx.query, 'before');
+  const mediaType = queryInt(ctx.query, 'mediaType', 0, 0);
+  const allById = album.type === ALBUM_TYPE_ALL && queryString(ctx.query, 'albumId') !== undefined;
+  const items: AlbumMediaItem[] = allById
+    ? []
+    : (albumMedia(state, album.id) ?? [])
+        .filter((item) => before === null || compareIds(item.id, before) < 0)
+        .filter((item) => mediaType === 0 || item.mediaType === mediaType)
+        .slice(0, VAULT_MEDIA_PAGE_SIZE);
+  const media = [...new Set(items.map((item) => item.mediaId))]
+    .map((mediaId) => vaultMediaById(state.world, mediaId))
+    .filter((found): found is VaultMedia => found !== null);
+  return { albumMedia: items, media };
+}
+
 export const vaultRoutes: ApiRoute[] = [
   { method: 'GET', path: '/vault/albumsnew', auth: 'session', handler: albums },
+  { method: 'GET', path: '/media/vaultnew', auth: 'session', handler: albumMediaPage },
   { method: 'POST', path: '/vault/albums/delete', auth: 'session', write: true, handler: deleteAlbum },
 ];

@@ -8,6 +8,7 @@ import type {
   SubscriptionTier,
   VaultMedia,
 } from '../records';
+import type { CdnLinks } from './cdn-links';
 import type { CreatorIdentity } from './directory';
 
 export const DAY_MS = 86_400_000;
@@ -23,8 +24,22 @@ const BALANCE_STRIDE = 32;
 export const MEDIA_IMAGE = 1;
 export const MEDIA_VIDEO = 2;
 
-/** Transaction types the sandbox uses (the platform's own codes are not documented). */
-export const TransactionType = { subscription: 1, tip: 2, mediaPurchase: 3 } as const;
+/**
+ * The platform's revenue types (upstream-extended.md 1.10: 15001 subscriptions, 2110 media, 2116
+ * bundles, 7101 tips), what the earnings series group by.
+ */
+export const TransactionType = { subscription: 15001, media: 2110, bundle: 2116, tip: 7101 } as const;
+
+/** The money facts of one seeded transaction, what every earnings series sums (mills, Unix ms). */
+export interface TransactionFacts {
+  type: number;
+  /** Gross, what the fan paid. */
+  amount: number;
+  /** Net, what the creator's wallet was credited. */
+  net: number;
+  fan: number;
+  createdAt: number;
+}
 
 const TIER_TEMPLATES = [
   { name: 'Fan', color: '#2699f7', prices: [499, 799, 999] },
@@ -46,6 +61,15 @@ export interface MediaInfo {
   isPublic: boolean;
   width: number;
   height: number;
+  /** Set on media an upload made: what was uploaded (the bytes are the upload store's). */
+  upload?: UploadedFile;
+}
+
+/** The file behind an uploaded media. */
+export interface UploadedFile {
+  fileName: string;
+  mimeType: string;
+  size: number;
 }
 
 interface SubscriptionCore {
@@ -82,6 +106,8 @@ export class CreatorWorld {
   readonly groups: Timeline;
 
   readonly tiers: SubscriptionTier[];
+  /** Media uploads made, oldest first (`addUpload`). */
+  readonly uploaded: MediaInfo[] = [];
   readonly walletId: string;
 
   /** Per chat: how many slots its newest message is behind the newest chat, its length, its unread count. */
@@ -94,6 +120,7 @@ export class CreatorWorld {
   private readonly subInverse: number;
   private readonly followStride: number;
   private readonly followOffset: number;
+  private readonly followInverse: number;
   private readonly groupFanStride: number;
   private readonly groupFanOffset: number;
 
@@ -104,7 +131,7 @@ export class CreatorWorld {
     readonly identity: CreatorIdentity,
     seed: number,
     readonly anchorMs: number,
-    readonly cdnBaseUrl: string,
+    readonly cdn: CdnLinks,
   ) {
     this.namespace = identity.namespace;
     this.accountId = identity.accountId;
@@ -135,6 +162,7 @@ export class CreatorWorld {
     this.subInverse = modularInverse(this.subStride, this.fanCount);
     this.followStride = coprimeStride(this.fanCount, rand.int(50, 300, Kind.account, 0, 10));
     this.followOffset = rand.int(0, this.fanCount - 1, Kind.account, 0, 11);
+    this.followInverse = modularInverse(this.followStride, this.fanCount);
     this.groupFanStride = coprimeStride(this.fanCount, rand.int(50, 300, Kind.group, 0, 2));
     this.groupFanOffset = rand.int(0, this.fanCount - 1, Kind.group, 0, 3);
 
@@ -215,6 +243,21 @@ export class CreatorWorld {
 
   followedFan(position: number): number {
     return (position * this.followStride + this.followOffset) % this.fanCount;
+  }
+
+  /** Position of a fan in the seeded following list (newest follow first), or -1 when not followed. */
+  followPosition(fan: number): number {
+    const shifted = (((fan - this.followOffset) % this.fanCount) + this.fanCount) % this.fanCount;
+    const position = Number((BigInt(shifted) * BigInt(this.followInverse)) % BigInt(this.fanCount));
+    return position < this.followingCount ? position : -1;
+  }
+
+  /**
+   * When the creator followed the account at seeded `position`: 7 h apart, a second off the minute
+   * so these relation ids never meet the followers' (whole minutes, api/accounts.ts).
+   */
+  followedAt(position: number): number {
+    return this.anchorMs - (position + 1) * 7 * HOUR_MS - 1000;
   }
 
   groupFan(group: number): number {
@@ -334,9 +377,12 @@ export class CreatorWorld {
     } else if (roll < 0.8) {
       type = TransactionType.tip;
       amount = r.int(1, 100, Kind.transaction, i, 4) * 1000;
-    } else {
-      type = TransactionType.mediaPurchase;
+    } else if (roll < 0.93) {
+      type = TransactionType.media;
       amount = r.pick([4990, 9990, 14990, 19990, 29990], Kind.transaction, i, 5);
+    } else {
+      type = TransactionType.bundle;
+      amount = r.pick([24990, 39990, 59990], Kind.transaction, i, 5);
     }
     const tax = r.chance(0.2, Kind.transaction, i, 6) ? Math.round(amount * 0.05) : 0;
     return { type, amount, tax, fan };
@@ -365,6 +411,26 @@ export class CreatorWorld {
     let balance = this.balanceCheckpoints[c] ?? 0;
     for (let k = c * BALANCE_STRIDE; k < i; k++) balance -= this.netAmount(this.transactionCore(k));
     return balance;
+  }
+
+  /** Transactions i with `after` < createdAt < `before` (Unix ms, null: no bound): indexes [lo, hi). */
+  transactionRange(after: number | null, before: number | null): { lo: number; hi: number } {
+    const count = this.transactionCount;
+    const lo = before === null ? 0 : this.transactions.countNewerThan(before - 1, count);
+    const hi = after === null ? count : this.transactions.countNewerThan(after, count);
+    return { lo, hi: Math.max(lo, hi) };
+  }
+
+  /** The money of transaction i, without its balance (cheap: what the earnings series sum). */
+  transactionFacts(i: number): TransactionFacts {
+    const core = this.transactionCore(i);
+    return {
+      type: core.type,
+      amount: core.amount,
+      net: this.netAmount(core),
+      fan: core.fan,
+      createdAt: this.transactions.at(i),
+    };
   }
 
   transaction(i: number): EarningsTransaction {
@@ -402,14 +468,44 @@ export class CreatorWorld {
     return encodeId(this.media.at(index), this.namespace, Kind.media);
   }
 
+  /** Seeded and uploaded media: an uploaded one's index follows the seeded ones. */
   mediaIndexOf(id: string): number {
     const decoded = decodeId(id);
-    if (!decoded || decoded.namespace !== this.namespace || decoded.kind !== Kind.media) return -1;
+    if (!decoded || decoded.kind !== Kind.media) return -1;
+    if (decoded.namespace !== this.namespace) {
+      const upload = this.uploaded.findIndex((info) => info.id === id);
+      return upload < 0 ? -1 : this.mediaCount + upload;
+    }
     const index = this.media.indexOf(decoded.ms);
     return index >= 0 && index < this.mediaCount ? index : -1;
   }
 
+  /**
+   * Files an upload's media (the one part of the media that is not seeded: `World.reset` empties it).
+   * `id` is a runtime media id.
+   */
+  addUpload(id: string, createdAt: number, type: number, file: UploadedFile): MediaInfo {
+    const info: MediaInfo = {
+      index: this.mediaCount + this.uploaded.length,
+      id,
+      createdAt,
+      type,
+      duration: 0,
+      isPublic: false,
+      width: 1920,
+      height: 1080,
+      upload: file,
+    };
+    this.uploaded.push(info);
+    return info;
+  }
+
   mediaInfo(index: number): MediaInfo {
+    if (index >= this.mediaCount) {
+      const uploaded = this.uploaded[index - this.mediaCount];
+      if (!uploaded) throw new Error(`no media #${index}`);
+      return uploaded;
+    }
     const r = this.rand;
     const createdAt = this.media.at(index);
     const id = encodeId(createdAt, this.namespace, Kind.media);
@@ -445,20 +541,20 @@ export class CreatorWorld {
     return { index, id, createdAt, type, duration, isPublic, width, height };
   }
 
-  signedLocation(path: string, salt: number): string {
-    const expires = Math.floor(this.anchorMs / 1000) + 7 * 86_400;
-    const signature = (
-      this.rand.u32(Kind.media, salt, 30).toString(16) + this.rand.u32(Kind.media, salt, 31).toString(16)
-    ).padStart(16, '0');
-    return `${this.cdnBaseUrl}${path}?ngsw-bypass=true&Expires=${expires}&Key-Pair-Id=SIMKEYPAIR&Signature=${signature}`;
+  /** A CDN link of `path` as the platform hands them out: signed, expiring. */
+  signedLocation(path: string): string {
+    return this.cdn.link(path);
   }
 
   mediaPath(info: MediaInfo): string {
-    return `/${this.accountId}/${info.id}.${info.type === MEDIA_VIDEO ? 'mp4' : 'jpeg'}`;
+    const extension = info.upload
+      ? extensionOf(info.upload.fileName, info.type)
+      : defaultExtension(info.type);
+    return `/${this.accountId}/${info.id}.${extension}`;
   }
 
   mediaLocations(info: MediaInfo): MediaLocation[] {
-    return [{ locationId: '1', location: this.signedLocation(this.mediaPath(info), info.index) }];
+    return [{ locationId: '1', location: this.signedLocation(this.mediaPath(info)) }];
   }
 
   mediaVariants(info: MediaInfo): MediaVariant[] {
@@ -479,7 +575,7 @@ export class CreatorWorld {
         height: Math.round(info.height * scale),
         metadata: '{}',
         updatedAt: info.createdAt + 60_000,
-        locations: [{ locationId: '1', location: this.signedLocation(path, info.index * 8 + v + 1) }],
+        locations: [{ locationId: '1', location: this.signedLocation(path) }],
       };
     });
     if (info.type === MEDIA_VIDEO) {
@@ -497,7 +593,7 @@ export class CreatorWorld {
         height: info.height,
         metadata: JSON.stringify({ duration: info.duration, frameRate: 30 }),
         updatedAt: info.createdAt + 60_000,
-        locations: [{ locationId: '1', location: this.signedLocation(path, info.index * 8 + 5) }],
+        locations: [{ locationId: '1', location: this.signedLocation(path) }],
       });
     }
     return variants;
@@ -505,7 +601,6 @@ export class CreatorWorld {
 
   vaultMedia(index: number): VaultMedia {
     const info = this.mediaInfo(index);
-    const extension = info.type === MEDIA_VIDEO ? 'mp4' : 'jpeg';
     const metadata =
       info.type === MEDIA_VIDEO
         ? { duration: info.duration, frameRate: 30, resolutionMode: 1, public: info.isPublic }
@@ -515,9 +610,11 @@ export class CreatorWorld {
       type: info.type,
       status: 1,
       accountId: this.accountId,
-      mimetype: info.type === MEDIA_VIDEO ? 'video/mp4' : 'image/jpeg',
+      mimetype: info.upload?.mimeType ?? (info.type === MEDIA_VIDEO ? 'video/mp4' : 'image/jpeg'),
       flags: 0,
-      filename: `${info.type === MEDIA_VIDEO ? 'VID' : 'IMG'}_${4000 + this.mediaCount - index}.${extension}`,
+      filename:
+        info.upload?.fileName ??
+        `${info.type === MEDIA_VIDEO ? 'VID' : 'IMG'}_${4000 + this.mediaCount - index}.${defaultExtension(info.type)}`,
       location: this.mediaPath(info),
       width: info.width,
       height: info.height,
@@ -529,4 +626,12 @@ export class CreatorWorld {
       locations: this.mediaLocations(info),
     };
   }
+}
+
+const defaultExtension = (type: number) => (type === MEDIA_VIDEO ? 'mp4' : 'jpeg');
+
+/** An uploaded file's own extension when it has a plain one, else the type's. */
+function extensionOf(fileName: string, type: number): string {
+  const match = /\.([A-Za-z0-9]{1,8})$/.exec(fileName);
+  return match?.[1]?.toLowerCase() ?? defaultExtension(type);
 }

@@ -1,6 +1,7 @@
 import { decodeId, encodeId, GLOBAL_NAMESPACE, Kind } from '../ids';
 import { ADJECTIVES, CITIES, capitalize, NOUNS, Rand, Timeline } from '../rand';
 import type { AvatarMedia, PlatformProfile, ProfileWall, SubscriptionTier } from '../records';
+import type { CdnLinks } from './cdn-links';
 import { type CreatorWorld, DAY_MS, MEDIA_VIDEO } from './creator';
 import type { CreatorState } from './state';
 
@@ -29,20 +30,20 @@ interface ProfileParts {
   fetchedAt: number;
 }
 
-function avatar(cdnBaseUrl: string, parts: ProfileParts): AvatarMedia {
+function avatar(cdn: CdnLinks, parts: ProfileParts): AvatarMedia {
   const id = encodeId(parts.createdAt + 1000, parts.namespace, Kind.avatar);
   const variantId = encodeId(parts.createdAt + 1000, parts.namespace, Kind.variantPreview);
   return {
     id,
     mimetype: 'image/jpeg',
-    location: `${cdnBaseUrl}/${parts.id}/${id}.jpeg?ngsw-bypass=true&Key-Pair-Id=SIMKEYPAIR&Signature=avatar`,
+    location: cdn.link(`/${parts.id}/${id}.jpeg`),
     width: 512,
     height: 512,
     variants: [
       {
         id: variantId,
         mimetype: 'image/jpeg',
-        location: `${cdnBaseUrl}/${parts.id}/${variantId}.jpeg?ngsw-bypass=true&Key-Pair-Id=SIMKEYPAIR&Signature=avatar`,
+        location: cdn.link(`/${parts.id}/${variantId}.jpeg`),
         width: 128,
         height: 128,
       },
@@ -50,7 +51,7 @@ function avatar(cdnBaseUrl: string, parts: ProfileParts): AvatarMedia {
   };
 }
 
-function buildProfile(cdnBaseUrl: string, parts: ProfileParts): PlatformProfile {
+function buildProfile(cdn: CdnLinks, parts: ProfileParts): PlatformProfile {
   const bannerId = encodeId(parts.createdAt + 1000, parts.namespace, Kind.banner);
   return {
     id: parts.id,
@@ -96,11 +97,11 @@ function buildProfile(cdnBaseUrl: string, parts: ProfileParts): PlatformProfile 
       : [],
     pinnedPosts: parts.pinnedPosts,
     subscriptionTiers: parts.subscriptionTiers,
-    avatar: avatar(cdnBaseUrl, parts),
+    avatar: avatar(cdn, parts),
     banner: {
       id: bannerId,
       mimetype: 'image/jpeg',
-      location: `${cdnBaseUrl}/${parts.id}/${bannerId}.jpeg?ngsw-bypass=true&Key-Pair-Id=SIMKEYPAIR&Signature=banner`,
+      location: cdn.link(`/${parts.id}/${bannerId}.jpeg`),
       width: 1500,
       height: 500,
     },
@@ -112,7 +113,7 @@ function buildProfile(cdnBaseUrl: string, parts: ProfileParts): PlatformProfile 
       channel: {
         status: parts.streamingLive ? 2 : 1,
         // Empty when offline (the gateway's contract types it as a string).
-        playbackUrl: parts.streamingLive ? `${cdnBaseUrl}/live/${parts.id}/index.m3u8` : '',
+        playbackUrl: parts.streamingLive ? cdn.link(`/live/${parts.id}/index.m3u8`) : '',
       },
     },
     profileAccess: true,
@@ -123,7 +124,7 @@ export function creatorProfile(world: CreatorWorld, state: CreatorState): Platfo
   const r = world.rand;
   let videoCount = 0;
   for (let i = 0; i < world.mediaCount; i++) if (world.mediaInfo(i).type === MEDIA_VIDEO) videoCount += 1;
-  return buildProfile(world.cdnBaseUrl, {
+  return buildProfile(world.cdn, {
     id: world.accountId,
     namespace: world.namespace,
     username: world.identity.username,
@@ -152,7 +153,7 @@ export function creatorProfile(world: CreatorWorld, state: CreatorState): Platfo
 export function fanProfile(world: CreatorWorld, fan: number): PlatformProfile {
   const r = world.rand;
   const createdAt = world.fans.at(fan);
-  return buildProfile(world.cdnBaseUrl, {
+  return buildProfile(world.cdn, {
     id: world.fanId(fan),
     namespace: world.namespace,
     username: world.fanUsername(fan),
@@ -187,7 +188,7 @@ export class GlobalProfiles {
   constructor(
     seed: number,
     private readonly anchorMs: number,
-    private readonly cdnBaseUrl: string,
+    private readonly cdn: CdnLinks,
   ) {
     this.rand = new Rand(seed, GLOBAL_NAMESPACE);
     this.timeline = new Timeline(this.rand, Kind.profile, anchorMs - 30 * DAY_MS, 9 * DAY_MS);
@@ -246,7 +247,7 @@ export class GlobalProfiles {
       mainWall: k === 0,
       defaultWall: k === 0,
     }));
-    return buildProfile(this.cdnBaseUrl, {
+    return buildProfile(this.cdn, {
       id,
       namespace: GLOBAL_NAMESPACE,
       username: `${adjective}_${noun}${index}`,

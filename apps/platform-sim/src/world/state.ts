@@ -10,6 +10,7 @@ import type {
   PayoutMethod,
   PlatformNotification,
   Post,
+  PostSchedule,
   Reaction,
   RecipientGroup,
   ScheduledBroadcastMessage,
@@ -27,6 +28,8 @@ import {
   seedSentBroadcasts,
 } from './broadcasts';
 import { type CreatorWorld, DAY_MS, HOUR_MS, MINUTE_MS } from './creator';
+import { emptyFollowingChanges } from './following';
+import { Posts, seedPosts } from './posts';
 
 export const ALBUM_TYPE_ALL = 38000;
 export const ALBUM_TYPE_POSTS = 1000;
@@ -109,10 +112,19 @@ export interface NotificationEntry {
   record: unknown;
 }
 
+/** An album's media filed at run time, and what its seeded part was before the first. */
+export interface FiledMedia {
+  seeded: { itemCount: number; lastItemId: string };
+  /** Oldest first. */
+  items: { mediaId: string; filedAt: number }[];
+}
+
 export class CreatorState {
   readonly walls: Wall[] = [];
   readonly lists = new Map<string, ListEntry>();
   readonly albums = new Map<string, VaultAlbum>();
+  /** Media filed into each album after the seed (uploads), by album id (`world/vault.ts`). */
+  readonly filedMedia = new Map<string, FiledMedia>();
   readonly payoutMethods = new Map<string, PayoutMethod>();
   readonly trackingLinks = new Map<string, TrackingLink>();
   readonly broadcasts: ScheduledBroadcastMessage[] = [];
@@ -123,7 +135,10 @@ export class CreatorState {
   readonly sentBroadcasts: SentBroadcast[] = [];
   /** Scheduled broadcasts whose time came: they left `broadcasts`, an edit of them is refused. */
   readonly sentScheduled = new Set<string>();
+  /** Every post by id, oldest first: seeded, then created; a deleted one keeps its deletedAt. */
   readonly posts = new Map<string, Post>();
+  /** The GET /post/scheduled entries, by post id (world/posts.ts). */
+  readonly postSchedules = new Map<string, PostSchedule>();
   /** The creator's reaction per message id. */
   readonly reactions = new Map<string, Reaction>();
   /** Messages sent through POST /message, per chat (group index), oldest first. */
@@ -150,6 +165,8 @@ export class CreatorState {
   readonly receivedUnread = new Map<number, Message[]>();
   /** Follows through activity, by fan index: the record (an unfollow reuses its id) and whether it stands. */
   readonly follows = new Map<number, { follow: FollowRecord; following: boolean }>();
+  /** The creator's own follows and unfollows (world/following.ts), over the seeded following list. */
+  readonly following = emptyFollowingChanges();
   /** The newest subscription made through activity, by fan index (what an expiry points at). */
   readonly subscriptions = new Map<number, Subscription>();
   /** Notifications of activity, oldest first (ids minted at run time, so ascending). */
@@ -166,6 +183,9 @@ export class CreatorState {
     this.seedPayoutMethods();
     this.seedTrackingLinks();
     this.seedBroadcasts();
+    const seededPosts = seedPosts(this.world, this.walls);
+    for (const post of seededPosts.posts) this.posts.set(post.id, post);
+    for (const schedule of seededPosts.schedules) this.postSchedules.set(schedule.postId, schedule);
     for (const sent of seedSentBroadcasts(this)) {
       this.sentBroadcasts.push(sent);
       this.sentById.set(sent.message.id, sent.message);
@@ -575,8 +595,11 @@ export class CreatorState {
 
   pinnedPosts(): { postId: string; pos: number; createdAt: number }[] {
     const pinned: { postId: string; pos: number; createdAt: number }[] = [];
+    // Only published posts show on the profile: not one still scheduled, cancelled or deleted.
+    const posts = new Posts(this.world, this).publishDue(Date.now());
     for (const post of this.posts.values()) {
-      if (post.pinned) pinned.push({ postId: post.id, pos: pinned.length, createdAt: post.createdAt * 1000 });
+      if (post.pinned && posts.status(post) === 'published')
+        pinned.push({ postId: post.id, pos: pinned.length, createdAt: post.createdAt * 1000 });
     }
     return pinned;
   }

@@ -2,10 +2,13 @@ import { decodeId, Kind, RuntimeIds } from '../ids';
 import { SANDBOX_ACCOUNTS } from '../options';
 import type { PlatformProfile } from '../records';
 import { Broadcasts } from './broadcasts';
+import { CdnLinks } from './cdn-links';
 import { ChatIndex } from './chats';
 import { Conversations } from './conversations';
 import { CreatorWorld } from './creator';
 import { CreatorDirectory, type CreatorIdentity } from './directory';
+import { Earnings } from './earnings';
+import { Following } from './following';
 import { creatorProfile, fanProfile, GlobalProfiles } from './profiles';
 import { CreatorState } from './state';
 
@@ -35,11 +38,13 @@ export class World {
   readonly directory: CreatorDirectory;
   readonly profiles: GlobalProfiles;
   readonly ids = new RuntimeIds();
+  readonly cdn: CdnLinks;
   private readonly creators = new Map<number, CreatorEntry>();
 
   constructor(readonly settings: WorldSettings) {
     this.directory = new CreatorDirectory(settings.seed, settings.anchorMs, settings.extraCreators);
-    this.profiles = new GlobalProfiles(settings.seed, settings.anchorMs, settings.cdnBaseUrl);
+    this.cdn = new CdnLinks(settings.seed, settings.anchorMs, settings.cdnBaseUrl);
+    this.profiles = new GlobalProfiles(settings.seed, settings.anchorMs, this.cdn);
   }
 
   identity(creator: number): CreatorIdentity {
@@ -55,7 +60,7 @@ export class World {
         this.identity(creator),
         this.settings.seed,
         this.settings.anchorMs,
-        this.settings.cdnBaseUrl,
+        this.cdn,
       );
       entry = { world, chats: null, state: null };
       this.creators.set(creator, entry);
@@ -84,6 +89,16 @@ export class World {
     return new Conversations(this.chats(creator), this.state(creator), this.ids);
   }
 
+  /** The accounts the creator follows, with its own follows and unfollows. */
+  following(creator: number): Following {
+    return new Following(this.creator(creator), this.state(creator).following, this.ids);
+  }
+
+  /** The creator's earnings series, summed from its transactions. */
+  earnings(creator: number): Earnings {
+    return new Earnings(this.creator(creator));
+  }
+
   /** The creator's mass messages: audience groups, broadcasts, their history. */
   broadcasts(creator: number): Broadcasts {
     return new Broadcasts(this.conversations(creator), this.state(creator), this.ids);
@@ -91,7 +106,10 @@ export class World {
 
   /** Drops every change: the next use rebuilds each creator's state from the seed. */
   reset(): void {
-    for (const entry of this.creators.values()) entry.state = null;
+    for (const entry of this.creators.values()) {
+      entry.state = null;
+      entry.world.uploaded.length = 0;
+    }
   }
 
   /** Which platform account an id names, decoded from the id itself (no index needed). */

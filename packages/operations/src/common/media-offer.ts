@@ -16,10 +16,39 @@ export interface OfferAttachment {
   contentType: number;
 }
 
+/** A media's offer model: only the creator is whitelisted (a whitelisted fan would get it free). */
+function offerModel(ref: { mediaId: string; previewId: string | null }, creatorId: string) {
+  return {
+    mediaId: ref.mediaId,
+    previewId: ref.previewId,
+    permissionFlags: 0,
+    price: 0,
+    whitelist: creatorId === '' ? [] : [{ accountId: creatorId, permissionFlags: 0 }],
+  };
+}
+
 /**
- * The media offer a message carries: one account-media offer for one media (`POST /account/media`,
- * an array body answered by an array), a bundle offer for several (`POST /account/media/bundle`).
- * Only the creator is whitelisted: a whitelisted fan would get gated media for free.
+ * The account-media records of one media under the body's permissions (`POST /account/media`, an
+ * array body answered by an array).
+ */
+export async function createAccountMedia(
+  body: MediaPermissions,
+  creatorId: string,
+  call: OperationContext['call'],
+): Promise<Record<string, unknown>[]> {
+  const [single] = mediaRefs(body);
+  if (!single) throw new GatewayError('INTERNAL', 'an account media needs a media');
+  const permissions = { permissionFlags: upstreamPermissions(body) };
+  return arr(
+    await call('accountMediaCreate', {
+      body: [{ ...offerModel(single, creatorId), permissions, tags: [] }],
+    }),
+  );
+}
+
+/**
+ * The media offer a message carries: one account-media offer for one media, a bundle offer for
+ * several (`POST /account/media/bundle`).
  */
 async function createOffer(
   body: MediaPermissions,
@@ -27,20 +56,8 @@ async function createOffer(
   call: OperationContext['call'],
 ): Promise<{ contentId: string; contentType: number }> {
   const media = mediaRefs(body);
-  const whitelist = creatorId === '' ? [] : [{ accountId: creatorId, permissionFlags: 0 }];
-  const permissions = { permissionFlags: upstreamPermissions(body) };
-  const model = (ref: { mediaId: string; previewId: string | null }) => ({
-    mediaId: ref.mediaId,
-    previewId: ref.previewId,
-    permissionFlags: 0,
-    price: 0,
-    whitelist,
-  });
-  const [single] = media;
-  if (media.length === 1 && single) {
-    const created = arr(
-      await call('accountMediaCreate', { body: [{ ...model(single), permissions, tags: [] }] }),
-    );
+  if (media.length === 1) {
+    const created = await createAccountMedia(body, creatorId, call);
     return { contentId: str(created[0]?.id), contentType: ATTACHMENT_ACCOUNT_MEDIA };
   }
   const created = obj(
@@ -49,9 +66,9 @@ async function createOffer(
         previewId: null,
         permissionFlags: 0,
         price: 0,
-        accountMediaModels: media.map(model),
-        whitelist,
-        permissions,
+        accountMediaModels: media.map((ref) => offerModel(ref, creatorId)),
+        whitelist: creatorId === '' ? [] : [{ accountId: creatorId, permissionFlags: 0 }],
+        permissions: { permissionFlags: upstreamPermissions(body) },
         tags: [],
       },
     }),

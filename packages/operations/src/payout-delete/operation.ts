@@ -1,13 +1,11 @@
 import { GatewayError, Upstream } from '@cg/contract';
 import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
-import { coerce } from '../common/coerce';
 import { isRefusal } from '../common/platform-refusal';
 import { f, type RecordValue, record } from '../common/record';
 import { AccountParams, accountExample, NonBlank } from '../common/schemas';
+import { grantRefused, isGrantToken, STEP_UP_STEPS, takeGrant, verifyCode } from '../common/step-up';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
-
-const { obj, str } = coerce;
 
 /** Payout method as the deletion answers it (`status` 3 = deleted). */
 export const PayoutMethod = record({
@@ -25,10 +23,11 @@ export const PayoutMethod = record({
 export type PayoutMethod = RecordValue<typeof PayoutMethod>;
 
 const Twofa = Type.Object({
-  code: NonBlank('the current two-factor code', { maxLength: 32 }),
+  code: NonBlank('the one-time code', { maxLength: 32 }),
   token: Type.String({
     maxLength: 200,
-    description: 'token of the platform’s one-time-password step, if it gave one; may be empty',
+    description:
+      'the token of POST .../twofa/session (the challenge) or of .../twofa/session/verify (the grant); empty: none',
   }),
 });
 
@@ -40,8 +39,8 @@ export const payoutDelete = defineOperation({
   tags: ['payouts'],
   session: 'path',
   write: true,
-  // The input carries a two-factor code; the result, the method's personal data (holder, bank,
-  // email), which the job keeps for its retention and the queue dashboard would show.
+  // The input carries a one-time code and token; the result, the method's personal data (holder,
+  // bank, email), which the job keeps for its retention and the queue dashboard would show.
   sealInput: true,
   sealResult: true,
   successStatus: 200,
@@ -57,45 +56,82 @@ export const payoutDelete = defineOperation({
   },
   example: {
     params: accountExample,
-    body: { payoutMethodId: '533370215568769301', twofa: { code: '424242', token: '' } },
+    body: {
+      payoutMethodId: '533370215568769301',
+      twofa: { code: '424242', token: 'sug_q1XbT7mZ4cW9vR2nL8sK5pH3dF6gJ0aY' },
+    },
   },
-  run: async ({ body }, { call }) => {
-    const twofa = body.twofa === undefined ? undefined : await stepUp(body.twofa, call);
-    const method = await call('payoutMethodDelete', {
-      body: { payoutMethodId: body.payoutMethodId, ...(twofa === undefined ? {} : { twofa }) },
-    });
-    return upstreamData(PayoutMethod.from(method));
+  run: async ({ body }, { call, claimWindow }) => {
+    const stepUp = await takeStepUp(body.twofa, call, claimWindow);
+    try {
+      const method = await call('payoutMethodDelete', {
+        body: { payoutMethodId: body.payoutMethodId, ...(stepUp ? { twofa: stepUp.twofa } : {}) },
+      });
+      return upstreamData(PayoutMethod.from(method));
+    } catch (error) {
+      throw await deletionFailure(error, stepUp);
+    }
   },
 });
 
+/** The second factor a deletion carries, and how a refused deletion gives it back. */
+interface StepUp {
+  twofa: { code: string; token: string };
+  /** 'challenge': verified here, so the challenge is spent; 'grant': verified before. */
+  from: 'challenge' | 'grant';
+  giveBack: () => Promise<void>;
+}
+
 /**
- * The platform's step-up second factor: the code is verified first (`/twofa/session/verify`), and the
- * token that answers is what the deletion accepts as `twofa.token`. The gateway has no route of its own
- * for that step, so it takes it here with the caller's code (and token, when the caller has one). An
- * account without a second factor is refused the step-up (403); it needs no `twofa`, so none is sent.
+ * The platform's step-up token for the deletion, from the caller's `twofa`: a grant (verified
+ * before) is taken for its one use; a challenge token is verified here with the code. None without
+ * `twofa` or with an empty token, and none for an account without a second factor (the platform
+ * refuses it the check): the platform then says whether the deletion needed one.
  */
-async function stepUp(
-  twofa: Static<typeof Twofa>,
+async function takeStepUp(
+  twofa: Static<typeof Twofa> | undefined,
   call: OperationContext['call'],
-): Promise<{ code: string; token: string } | undefined> {
+  claimWindow: OperationContext['claimWindow'],
+): Promise<StepUp | undefined> {
+  const token = twofa?.token.trim() ?? '';
+  if (twofa === undefined || token === '') return undefined;
   const code = twofa.code.trim();
+  if (isGrantToken(token)) {
+    const grant = await takeGrant(token, claimWindow);
+    return { twofa: { code, token: grant.platformToken }, from: 'grant', giveBack: grant.giveBack };
+  }
   const unconfirmed = () =>
-    new GatewayError(
-      'UPSTREAM_ERROR',
-      'the platform did not confirm the two-factor code; nothing was deleted',
-    );
-  let verified: unknown;
+    new GatewayError('UPSTREAM_ERROR', 'the platform did not confirm the one-time code; nothing was deleted');
+  let verified: string;
   try {
-    verified = await call('twofaSessionVerify', {
-      body: { code, ...(twofa.token.trim() === '' ? {} : { token: twofa.token }) },
-    });
+    verified = await verifyCode(call, { token, code });
   } catch (error) {
     if (isRefusal(error)) return undefined;
     // An answer that is not the token's object (null, `true`): the deletion was not sent either.
     if (error instanceof PlatformError && error.kind === 'bad_response') throw unconfirmed();
     throw error;
   }
-  const token = str(obj(verified).token);
-  if (token === '') throw unconfirmed();
-  return { code, token };
+  if (verified === '') throw unconfirmed();
+  return { twofa: { code, token: verified }, from: 'challenge', giveBack: async () => {} };
+}
+
+/**
+ * What a failed deletion answers. One the platform did not apply gives the grant back. The platform's
+ * "second factor required" is the contract's 409 naming the two steps; a step-up token it no longer
+ * takes, the grant's 409. A retry would verify a challenge again, which the first try spent: so a
+ * deletion the platform could not take after a challenge was verified is not retried, and says so.
+ */
+async function deletionFailure(error: unknown, stepUp: StepUp | undefined): Promise<unknown> {
+  const maybeApplied = error instanceof PlatformError && error.retry === 'outcome_unknown';
+  if (!maybeApplied) await stepUp?.giveBack();
+  if (!(error instanceof PlatformError)) return error;
+  if (error.kind === 'twofa_required') return new GatewayError('CONFLICT', STEP_UP_STEPS);
+  if (error.kind === 'twofa_token_expired') return grantRefused();
+  if (error.retry === 'retryable' && stepUp?.from === 'challenge')
+    return new GatewayError(
+      'UPSTREAM_UNAVAILABLE',
+      'the platform could not take the deletion and nothing was deleted, but the one-time code was spent: ask for a new one',
+      error.retryAfterMs === undefined ? undefined : Math.ceil(error.retryAfterMs / 1000),
+    );
+  return error;
 }

@@ -9,8 +9,15 @@ import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr } = coerce;
 
-/** Upstream status code of an active subscription (the contract: "3 means active"). */
-const STATUS_ACTIVE = 3;
+/**
+ * The upstream status codes each contract status asks for: 3 active (the contract: "3 means
+ * active"); 4 expired, the platform's non-active value, not stated anywhere (GUESS,
+ * docs/upstream-decisions.md, subscriber status); all, both.
+ */
+export const SUBSCRIPTION_STATUS_CODES = { active: [3], expired: [4], all: [3, 4] } as const;
+type SubscriberStatus = keyof typeof SUBSCRIPTION_STATUS_CODES;
+const STATUSES = Object.keys(SUBSCRIPTION_STATUS_CODES) as SubscriberStatus[];
+const isStatus = (value: string): value is SubscriberStatus => (STATUSES as string[]).includes(value);
 
 /** The contract's Subscription record. Prices in cents and times in Unix ms, as upstream. */
 export const Subscription = record({
@@ -61,14 +68,17 @@ export const subscribers = defineOperation({
   name: 'subscribers',
   method: 'GET',
   path: '/:accountId/subscribers',
-  summary: 'Active subscribers of the creator, with subscription stats',
+  summary: 'Subscribers of the creator (all, active or expired), with subscription stats',
   tags: ['audience'],
   ...accountRead,
   schemas: {
     params: AccountParams,
     querystring: Type.Object({
       // The validation message reads "must be <description>".
-      status: Type.String({ pattern: '^active$', description: 'active' }),
+      status: Type.String({
+        pattern: `^(${STATUSES.join('|')})$`,
+        description: 'all, active or expired',
+      }),
       cursor: OffsetCursorQuery,
       limit: LimitQuery('results per page'),
       subscriptionTierIds: Type.Optional(
@@ -89,6 +99,8 @@ export const subscribers = defineOperation({
   },
   check: ({ query }) => offsetCursor.check(query.cursor),
   run: async ({ query }, { call }) => {
+    // The schema admits nothing else; the guard only narrows the type.
+    const status = SUBSCRIPTION_STATUS_CODES[isStatus(query.status) ? query.status : 'active'].join(',');
     const search = query.search?.trim();
     // Every page carries the same stats (they count all of the creator's subscriptions).
     let stats: unknown = {};
@@ -96,7 +108,7 @@ export const subscribers = defineOperation({
       const answer = obj(
         await call('subscribers', {
           query: {
-            status: STATUS_ACTIVE,
+            status,
             limit: page.limit,
             offset: page.offset,
             ...(search ? { search } : {}),

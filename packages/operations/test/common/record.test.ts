@@ -5,6 +5,7 @@ import { AccountMedia, MediaOfferItem } from '../../src/chat-media-stats/operati
 import { UnreadMessageInteraction } from '../../src/chats-unread/operation';
 import { ConnectionSession } from '../../src/common/connect-result';
 import { ListMember, ListMemberWithSortId } from '../../src/common/list-member';
+import { Post } from '../../src/common/post';
 import { PlatformProfile } from '../../src/common/profile';
 import { type ContractRecord, f, type Kind, type RecordValue, record } from '../../src/common/record';
 import { CreatedTrackingLink, TrackingLink } from '../../src/common/tracking-link';
@@ -15,7 +16,6 @@ import { List } from '../../src/lists-create/operation';
 import { RecipientGroup, ScheduledMassMessage } from '../../src/mass-messages-scheduled/operation';
 import { Reaction } from '../../src/messages-like/operation';
 import { PayoutMethod } from '../../src/payout-delete/operation';
-import { Post } from '../../src/posts-create/operation';
 import { Wall } from '../../src/posts-walls/operation';
 import { SubscriberStats, Subscription } from '../../src/subscribers/operation';
 

@@ -15,7 +15,7 @@ describe('payout-delete with a second factor', () => {
     } as unknown as OperationContext;
     const input = {
       params: { accountId: 'acct_1' },
-      body: { payoutMethodId: '7', twofa: { code: '123456', token: '' } },
+      body: { payoutMethodId: '7', twofa: { code: '123456', token: 'challenge-token' } },
     };
     const failure = await payoutDelete.run(input as never, context).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(GatewayError);
