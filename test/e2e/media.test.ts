@@ -106,9 +106,8 @@ describe('POST /{accountId}/media/upload and GET /media/upload/{jobId}/status', 
     expect(spoolFiles()).toEqual([]);
   });
 
-  it('uploads a 60 MB video in parts with the API process flat on memory', async () => {
+  it('uploads a 60 MB video in three parts, byte for byte', async () => {
     const video = randomBytes(60 * MB);
-    const before = process.memoryUsage().rss;
     const started = await upload(video, 'video/mp4', 'clip.mp4');
     expect(started.status).toBe(201);
     const job = await finalState(started.body.data.jobId);
@@ -120,7 +119,6 @@ describe('POST /{accountId}/media/upload and GET /media/upload/{jobId}/status', 
     expect(Math.ceil(video.length / made.partSize)).toBe(3);
     const cdnUrl = job.result.accountMedia[0].media.locations[0].location;
     expect(sha256(await (await fetch(cdnUrl)).arrayBuffer())).toBe(sha256(video));
-    expect(before).toBeGreaterThan(0);
     await eventually(async () => (spoolFiles().length === 0 ? true : undefined), 5_000, 'spool empty');
   });
 
