@@ -12,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests } from '../support/sim';
+import { type SimSession, simAll, simRequestCount } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 interface DemoFixture {
@@ -37,25 +37,11 @@ afterAll(async () => {
 });
 
 /** Sandbox requests of one kind so far (`METHOD /api/v1/path`). */
-const simCalls = async (key: string) => (await simRequests(stack, demo.username))[key] ?? 0;
-
-/** Every item of an offset-paged sandbox collection, as the platform pages it itself. */
-async function simAll<T>(
-  path: string,
-  pick: (page: any) => T[],
-  query: Record<string, string | number> = {},
-) {
-  const all: T[] = [];
-  for (;;) {
-    const page = pick(await sim.get(path, { ...query, limit: 100, offset: all.length }));
-    all.push(...page);
-    if (page.length < 100) return all;
-  }
-}
+const simCalls = (key: string) => simRequestCount(stack, demo.username, key);
 
 /** The accounts the creator follows, from the sandbox itself. */
 const simFollowing = async () =>
-  (await simAll<{ accountId: string }>(`/account/${demo.platformAccountId}/following`, (p) => p)).map(
+  (await simAll<{ accountId: string }>(sim, `/account/${demo.platformAccountId}/following`, (p) => p)).map(
     (entry) => entry.accountId,
   );
 
@@ -103,7 +89,7 @@ describe('GET /{accountId}/subscribers with status all, active or expired', () =
       expect(subscription.endsAt).toBeLessThan(now);
     }
     // The platform's own records of ended subscriptions, in its order.
-    const own = await simAll<any>('/subscribers', (p) => p.subscriptions, { status: 4 });
+    const own = await simAll<any>(sim, '/subscribers', (p) => p.subscriptions, { status: 4 });
     expect(expired).toEqual(own);
   });
 
@@ -144,7 +130,7 @@ describe('GET /{accountId}/top-supporters', () => {
 
   /** What each fan spent in (after, before), summed here from the platform's own transactions (mills). */
   async function spentByFan(after = 0, before = 0): Promise<Map<string, Spent>> {
-    const transactions = await simAll<any>('/account/wallets/earnings/transactions', (p) => p.data, {
+    const transactions = await simAll<any>(sim, '/account/wallets/earnings/transactions', (p) => p.data, {
       after,
       before,
     });

@@ -2,7 +2,7 @@ import { EarningsTransaction, FollowingEntry, SubscriberStats, Subscription } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests } from '../support/sim';
+import { type SimSession, simAll, simRequestCount } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 interface DemoFixture {
@@ -33,21 +33,7 @@ afterAll(async () => {
 });
 
 /** Sandbox calls of one kind so far: bad input must be refused before it reaches the platform. */
-const simCalls = async (key: string) => (await simRequests(stack, demo.username))[key] ?? 0;
-
-/** Every item of an offset-paged sandbox collection, as the platform itself pages it. */
-async function simAll<T>(
-  path: string,
-  pick: (page: any) => T[],
-  query: Record<string, string | number> = {},
-) {
-  const all: T[] = [];
-  for (;;) {
-    const page = pick(await sim.get(path, { ...query, limit: 100, offset: all.length }));
-    all.push(...page);
-    if (page.length < 100) return all;
-  }
-}
+const simCalls = (key: string) => simRequestCount(stack, demo.username, key);
 
 /** Walks a gateway cursor (inside `response`) to its end, checking the shape of every page. */
 async function walk(path: string, field: 'subscriptions' | 'following', check: (item: unknown) => void) {
@@ -112,7 +98,7 @@ describe('GET /{accountId}/subscribers', () => {
     const ids = items.map((s) => s.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(demo.counts.activeSubscribers);
-    const own = await simAll<{ id: string }>('/subscribers', (p) => p.subscriptions, { status: 3 });
+    const own = await simAll<{ id: string }>(sim, '/subscribers', (p) => p.subscriptions, { status: 3 });
     expect(ids).toEqual(own.map((s) => s.id));
 
     // A small page size walks the same list.
@@ -121,7 +107,7 @@ describe('GET /{accountId}/subscribers', () => {
   });
 
   it('honours a limit above the platform’s 100: pages of exactly 250 walk every subscription once', async () => {
-    const own = await simAll<{ id: string }>('/subscribers', (p) => p.subscriptions, { status: 3 });
+    const own = await simAll<{ id: string }>(sim, '/subscribers', (p) => p.subscriptions, { status: 3 });
     expect(own.length).toBeGreaterThan(250);
     const { items, sizes } = await walk(
       `/${accountId}/subscribers?status=active&limit=250`,
@@ -145,7 +131,7 @@ describe('GET /{accountId}/subscribers', () => {
     expect(items.length).toBeGreaterThan(0);
     expect(items.length).toBeLessThan(demo.counts.activeSubscribers);
     for (const s of items) expect(s.subscriptionTierId).toBe(tier);
-    const own = await simAll<{ id: string }>('/subscribers', (p) => p.subscriptions, {
+    const own = await simAll<{ id: string }>(sim, '/subscribers', (p) => p.subscriptions, {
       status: 3,
       subscriptionTierId: tier,
     });
@@ -173,7 +159,10 @@ describe('GET /{accountId}/subscribers', () => {
     );
     expect(items.map((s) => s.subscriberId)).toContain(subscriberId);
     expect(items.length).toBeLessThan(demo.counts.activeSubscribers);
-    const own = await simAll<{ id: string }>('/subscribers', (p) => p.subscriptions, { status: 3, search });
+    const own = await simAll<{ id: string }>(sim, '/subscribers', (p) => p.subscriptions, {
+      status: 3,
+      search,
+    });
     expect(items.map((s) => s.id)).toEqual(own.map((s) => s.id));
     const profiles = await sim.get<any[]>('/account', { ids: items.map((s) => s.subscriberId).join(',') });
     for (const profile of profiles) {
@@ -240,7 +229,11 @@ describe('GET /{accountId}/following', () => {
     const ids = items.map((f) => f.accountId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(demo.counts.following);
-    const own = await simAll<{ accountId: string }>(`/account/${demo.platformAccountId}/following`, (p) => p);
+    const own = await simAll<{ accountId: string }>(
+      sim,
+      `/account/${demo.platformAccountId}/following`,
+      (p) => p,
+    );
     expect(ids).toEqual(own.map((f) => f.accountId));
     // Without a limit the default page size walks the same list.
     const defaults = await walk(`/${accountId}/following`, 'following', () => {});
@@ -249,7 +242,7 @@ describe('GET /{accountId}/following', () => {
 
   it('honours a limit above the platform’s 100, with cursors from what was returned', async () => {
     const own = (
-      await simAll<{ accountId: string }>(`/account/${demo.platformAccountId}/following`, (p) => p)
+      await simAll<{ accountId: string }>(sim, `/account/${demo.platformAccountId}/following`, (p) => p)
     ).map((f) => f.accountId);
     expect(own).toHaveLength(demo.counts.following);
     // The seeded creator follows fewer than 250 accounts (README: 200-320 with this seed's 222), so a
@@ -339,6 +332,7 @@ describe('GET /{accountId}/earnings/transactions', () => {
     expect(ids).toHaveLength(demo.counts.transactions);
     expect(new Set(ids).size).toBe(ids.length);
     const own = await simAll<{ transactionId: string }>(
+      sim,
       '/account/wallets/earnings/transactions',
       (p) => p.data,
     );
@@ -350,6 +344,7 @@ describe('GET /{accountId}/earnings/transactions', () => {
 
   it('honours a limit above the platform’s 100: offset walks of 250 and one page of 500', async () => {
     const own = await simAll<{ transactionId: string }>(
+      sim,
       '/account/wallets/earnings/transactions',
       (p) => p.data,
     );

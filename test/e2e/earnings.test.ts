@@ -11,7 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';
-import { type SimSession, simRequests } from '../support/sim';
+import { type SimSession, simRequestCount } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
 
 const DAY_MS = 86_400_000;
@@ -64,7 +64,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const simCalls = async (key: string) => (await simRequests(stack, 'creator_demo'))[key] ?? 0;
+const simCalls = (key: string) => simRequestCount(stack, 'creator_demo', key);
 
 /** The transactions with after < createdAt < before (0: no bound), of one fan when given. */
 const within = (after: number, before: number, fanId?: string) =>

@@ -142,13 +142,33 @@ export async function simRequests(stack: TestStack, username: string): Promise<R
   return Object.values(body.accounts ?? {})[0]?.requests ?? {};
 }
 
+/** Requests `key` ("METHOD /api/v1/path") the sandbox saw for one account so far. */
+export async function simRequestCount(stack: TestStack, username: string, key: string): Promise<number> {
+  return (await simRequests(stack, username))[key] ?? 0;
+}
+
+/** Every item of an offset-paged sandbox collection, paged as the platform pages it (100 a page). */
+export async function simAll<T>(
+  sim: SimSession,
+  path: string,
+  pick: (page: any) => T[],
+  query: Record<string, string | number> = {},
+): Promise<T[]> {
+  const all: T[] = [];
+  for (;;) {
+    const page = pick(await sim.get(path, { ...query, limit: 100, offset: all.length }));
+    all.push(...page);
+    if (page.length < 100) return all;
+  }
+}
+
 /**
  * Waits until the sandbox has seen at least `count` requests `key` ("METHOD /api/v1/path") of
  * `username` (it counts a request when it arrives, once its token names the account).
  */
 export function sawRequests(stack: TestStack, username: string, key: string, count: number): Promise<true> {
   return eventually(
-    async () => (((await simRequests(stack, username))[key] ?? 0) >= count ? true : undefined),
+    async () => ((await simRequestCount(stack, username, key)) >= count ? true : undefined),
     10_000,
     `${count} × ${key}`,
   );
