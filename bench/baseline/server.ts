@@ -101,7 +101,11 @@ export async function buildBaseline(options: BaselineOptions): Promise<FastifyIn
             const reason = op.check?.(input as never);
             if (reason !== undefined) throw new GatewayError('BAD_REQUEST', reason);
             const account = pickAccount(op, input, accounts);
+            let statusCode = op.successStatus;
             const context: OperationContext = {
+              succeedWith: (status) => {
+                statusCode = status;
+              },
               tenantId: TENANT,
               account: account?.record,
               call: (endpoint, args) => {
@@ -128,7 +132,7 @@ export async function buildBaseline(options: BaselineOptions): Promise<FastifyIn
               throw toGatewayError(error);
             }
             const body = envelope({
-              statusCode: op.successStatus,
+              statusCode,
               message: op.successMessage ?? 'Success',
               data,
             });

@@ -72,7 +72,9 @@ function routeSchema(op: Operation) {
     ...(takesIdempotencyKey(op) ? { headers: WriteHeadersSchema } : {}),
     response: {
       [op.successStatus]: EnvelopeSchema(op.schemas.data),
-      ...(op.statusOf ? { 200: EnvelopeSchema(op.schemas.data), 201: EnvelopeSchema(op.schemas.data) } : {}),
+      ...(op.picksStatus
+        ? { 200: EnvelopeSchema(op.schemas.data), 201: EnvelopeSchema(op.schemas.data) }
+        : {}),
       202: AcceptedSchema,
       '4xx': ErrorBodySchema,
       '5xx': ErrorBodySchema,
@@ -130,7 +132,7 @@ async function runOperation(
 }
 
 /** What the job carries: the operation, its account's lane, its input (sealed where it must be). */
-function payloadOf(
+export function payloadOf(
   op: Operation,
   request: FastifyRequest,
   input: RequestParts,

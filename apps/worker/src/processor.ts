@@ -69,7 +69,11 @@ export function createProcessor({
         );
       }
     }
+    let statusCode = op.successStatus;
     const context: OperationContext = {
+      succeedWith: (status) => {
+        statusCode = status;
+      },
       tenantId,
       account: account ?? undefined,
       call: async (endpoint, args) => {
@@ -105,7 +109,6 @@ export function createProcessor({
     } catch (error) {
       throw toFailure(error, op);
     }
-    const statusCode = op.statusOf?.(data) ?? op.successStatus;
     const outcome = { statusCode, message: op.successMessage ?? 'Success', data };
     return op.sealResult ? { sealed: keyring.sealJson(outcome, job.jobId) } : outcome;
   };

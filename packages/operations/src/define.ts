@@ -66,6 +66,8 @@ export interface OperationContext {
    * release function when this call opened it, null while another call holds it.
    */
   claimWindow(name: string, ms: number): Promise<(() => Promise<void>) | null>;
+  /** The success status of this run, for an operation that `picksStatus`. @defaultValue successStatus */
+  succeedWith(status: 200 | 201): void;
   /** Media files of the account, through its egress, each held to its lane like a platform call. */
   files: FileTransfers;
 }
@@ -137,10 +139,10 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
   dedupe?: (input: OperationInput<S>) => string;
   successStatus: 200 | 201;
   /**
-   * The success status when the answer decides it (follow: 201 for a new relation, 200 for one that
-   * stood); OpenAPI then lists both. @defaultValue successStatus
+   * `run` picks its success status, 200 or 201 (`OperationContext.succeedWith`; follow: 201 for a new
+   * relation, 200 for one that stood); OpenAPI then lists both.
    */
-  statusOf?: (data: Static<S['data']>) => 200 | 201;
+  picksStatus?: true;
   successMessage?: string;
   /** What a caller is told when the platform answers 404. */
   notFoundMessage?: string;

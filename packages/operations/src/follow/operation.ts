@@ -53,13 +53,6 @@ async function follows(call: OperationContext['call'], creatorId: string, target
   }
 }
 
-/**
- * The answers of follow that made a new relation: `statusOf`, called on the answer right after `run`
- * returned it, makes those 201. The status is no field of the answer (its `status_code` stays the
- * platform's 200), so it travels beside it.
- */
-const newRelations = new WeakSet<object>();
-
 export const follow = defineOperation({
   name: 'follow',
   method: 'POST',
@@ -68,17 +61,16 @@ export const follow = defineOperation({
   tags: ['audience'],
   ...accountCreate,
   notFoundMessage: NOT_FOUND,
-  statusOf: (data) => (newRelations.has(data) ? 201 : 200),
+  picksStatus: true,
   schemas: { params: TargetParams, data: Upstream(Follower.schema) },
   example,
-  run: async ({ params }, { call, account }) => {
+  run: async ({ params }, { call, account, succeedWith }) => {
     const creatorId = creatorOtherThan(account, params.targetUserId);
     const standing = await follows(call, creatorId, params.targetUserId);
     // A repeat answers the standing relation (upstream-decisions.md, follow): the write is idempotent.
     const relation = await call('accountFollow', { params: { accountId: params.targetUserId } });
-    const data = upstreamData(Follower.from(relation));
-    if (!standing) newRelations.add(data);
-    return data;
+    succeedWith(standing ? 200 : 201);
+    return upstreamData(Follower.from(relation));
   },
 });
 
