@@ -46,7 +46,8 @@ export function accepted(jobId: string, state: JobState, statusUrl: string): Env
   return envelope({ statusCode: 202, message: 'Accepted', data: { jobId, state, statusUrl } });
 }
 
-function openOutcome(stored: StoredOutcome, jobId: string, keyring: Keyring): Outcome {
+/** A finished job's outcome, opened when it was sealed. */
+export function openOutcome(stored: StoredOutcome, jobId: string, keyring: Keyring): Outcome {
   return 'sealed' in stored ? keyring.openJson<Outcome>(stored.sealed, jobId) : stored;
 }
 

@@ -14,18 +14,24 @@ import {
   UPLOAD_TYPES,
   UploadResult,
 } from '@cg/operations';
-import type { JobPayload, JobView } from '@cg/queue';
+import type { JobState, JobView } from '@cg/queue';
 import { newId } from '@cg/store';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { openOutcome } from './answers';
 import { allowedCdnUrl, parseCdnUrls } from './cdn-urls';
 import type { ApiContext } from './context';
-import { type ConnectedAccounts, type LanedAccount, resolveAccount } from './operation-routes';
+import { type ConnectedAccounts, type LanedAccount, payloadOf, resolveAccount } from './operation-routes';
 
 /** How long `POST /media/download` waits for its file before giving up (the job goes on). */
 const DOWNLOAD_WAIT_MS = 5 * 60_000;
-const UPLOAD_STATES = { waiting: 'waiting', delayed: 'waiting', active: 'active' } as const;
+/** An unfinished job's state as an upload job shows it (a job the queue cannot place yet: waiting). */
+const UPLOAD_STATES: Partial<Record<JobState, 'waiting' | 'active'>> = {
+  waiting: 'waiting',
+  delayed: 'waiting',
+  active: 'active',
+};
 
 type Op = OperationDef<OperationSchemas>;
 
@@ -101,7 +107,7 @@ export async function registerMediaRoutes(
       const file = await spoolUpload(request, spool.path(name), maxBytes);
       try {
         await context.queue.submit(
-          payload(uploadOp, request, account, { ...input, body: { spool: name, ...file } }),
+          payloadOf(uploadOp, request, { ...input, body: { spool: name, ...file } }, account, context, jobId),
           0,
           jobId,
         );
@@ -178,14 +184,15 @@ export async function registerMediaRoutes(
       const name = Spool.nameOf(jobId, 'download');
       const body = { cdnUrl, spool: name, maxBytes };
       const { result } = await context.queue.submit(
-        payload(downloadOp, request, account, { ...input, body }),
+        payloadOf(downloadOp, request, { ...input, body }, account, context, jobId),
         DOWNLOAD_WAIT_MS,
         jobId,
       );
       if (result.state === 'failed') throw GatewayError.fromWire(result.failedReason);
-      if (result.state !== 'completed' || 'sealed' in result.outcome)
+      if (result.state !== 'completed')
         throw new GatewayError('UPSTREAM_UNAVAILABLE', 'the CDN is slow to answer; try again', 30);
-      const { contentType, size } = result.outcome.data as { contentType: string; size: number };
+      const { data } = openOutcome(result.outcome, jobId, context.keyring);
+      const { contentType, size } = data as { contentType: string; size: number };
       return streamSpooled(reply, spool.path(name), contentType, size);
     },
   );
@@ -201,17 +208,6 @@ async function laned(
   const account = await resolveAccount(op, request, input, context, connected);
   if (!account) throw new GatewayError('INTERNAL', `${op.name} needs an account`);
   return account;
-}
-
-function payload(op: Op, request: FastifyRequest, account: LanedAccount, input: unknown): JobPayload {
-  return {
-    op: op.name,
-    tenantId: request.tenantId,
-    ...account,
-    input,
-    at: Date.now(),
-    ...(op.write ? { write: true } : {}),
-  };
 }
 
 const payloadTooLarge = (maxBytes: number) =>
@@ -258,19 +254,11 @@ function safeFileName(name: string | undefined): string {
 /** The upload job as the contract shows it. */
 function uploadJob(view: JobView, { keyring }: Pick<ApiContext, 'keyring'>) {
   const base = { jobId: view.id, result: null, error: null };
-  if (view.state === 'completed' && view.outcome) {
-    const outcome =
-      'sealed' in view.outcome
-        ? keyring.openJson<{ data: unknown }>(view.outcome.sealed, view.id)
-        : view.outcome;
-    return { ...base, state: 'completed', result: outcome.data };
-  }
+  if (view.state === 'completed' && view.outcome)
+    return { ...base, state: 'completed', result: openOutcome(view.outcome, view.id, keyring).data };
   if (view.state === 'failed')
     return { ...base, state: 'failed', error: GatewayError.fromWire(view.failedReason).message };
-  return {
-    ...base,
-    state: view.state in UPLOAD_STATES ? UPLOAD_STATES[view.state as keyof typeof UPLOAD_STATES] : 'waiting',
-  };
+  return { ...base, state: UPLOAD_STATES[view.state] ?? 'waiting' };
 }
 
 /** Sends a spooled download and removes it once sent (or the caller went away). */

@@ -73,7 +73,7 @@ async function serveCdn(core: SimCore, request: FastifyRequest, reply: FastifyRe
 }
 
 /** The bytes of a seeded media file: 16 to 64 KiB, the same for a path every time. */
-export function seededBytes(path: string): Buffer {
+function seededBytes(path: string): Buffer {
   const seed = createHash('sha256').update(path).digest();
   const size = 16_384 + (seed.readUInt32BE(0) % 49_152);
   const out = Buffer.alloc(size);

@@ -261,58 +261,63 @@ export class PlatformClient {
    * A write: once the bytes may have left, a failure is never retryable.
    */
   async putPart(url: string, body: Readable, length: number): Promise<string> {
-    const name = 'uploadPart';
-    const def = TRANSFER_WRITE;
-    const target = new URL(url);
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await this.#transferDispatcher().request({
-        origin: target.origin,
-        method: 'PUT',
-        path: `${target.pathname}${target.search}`,
-        headers: { 'content-length': String(length), 'user-agent': this.#userAgent },
-        body,
-      });
-    } catch (err) {
-      throw this.#failure(name, def, err);
-    }
+    const res = await this.#transfer('uploadPart', TRANSFER_WRITE, url, {
+      method: 'PUT',
+      headers: { 'content-length': String(length), 'user-agent': this.#userAgent },
+      body,
+    });
     await res.body.dump();
     const eTag = headerValue(res.headers.etag);
     if (res.statusCode >= 300)
-      throw httpError(name, def, { type: 'http', status: res.statusCode }, 'the part upload was refused');
+      throw httpError(
+        'uploadPart',
+        TRANSFER_WRITE,
+        { type: 'http', status: res.statusCode },
+        'the part upload was refused',
+      );
     if (eTag === undefined || eTag === '')
-      throw badResponse(name, 'part upload answered without an ETag', def);
+      throw badResponse('uploadPart', 'part upload answered without an ETag', TRANSFER_WRITE);
     return eTag;
   }
 
   /**
    * Fetches a file from the platform's CDN, as its web client does: a browser's user agent, origin
-   * and referer, no session. The caller reads (or dumps) the body; an error status comes back as
-   * it is, with its body dumped.
+   * and referer, no session. The caller reads the body; an error status comes back as it is, with
+   * its body dumped.
    */
   async fetchFile(url: string): Promise<{ status: number; contentType: string | undefined; body: Readable }> {
-    const target = new URL(url);
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await this.#transferDispatcher().request({
-        origin: target.origin,
-        method: 'GET',
-        path: `${target.pathname}${target.search}`,
-        headers: { origin: WEB_ORIGIN, referer: `${WEB_ORIGIN}/`, 'user-agent': this.#userAgent },
-      });
-    } catch (err) {
-      throw this.#failure('cdnFile', TRANSFER_READ, err);
-    }
+    const res = await this.#transfer('cdnFile', TRANSFER_READ, url, {
+      method: 'GET',
+      headers: { origin: WEB_ORIGIN, referer: `${WEB_ORIGIN}/`, 'user-agent': this.#userAgent },
+    });
     if (res.statusCode >= 300) await res.body.dump();
     return { status: res.statusCode, contentType: headerValue(res.headers['content-type']), body: res.body };
   }
 
-  #transferDispatcher(): Dispatcher {
+  /**
+   * One request of a file transfer to an absolute URL, on this route's transfer sockets (no response
+   * size cap; made on first use); a transport failure is classified as `def` says.
+   */
+  async #transfer(
+    name: CallName,
+    def: EndpointDef,
+    url: string,
+    request: Pick<Dispatcher.RequestOptions, 'method' | 'headers' | 'body'>,
+  ): Promise<Dispatcher.ResponseData> {
     this.#transfers ??=
       this.#proxy === null
         ? directDispatcher(this.#options, undefined)
         : proxyDispatcher(this.#proxy, this.#options, undefined);
-    return this.#transfers;
+    const target = new URL(url);
+    try {
+      return await this.#transfers.request({
+        ...request,
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+      });
+    } catch (err) {
+      throw this.#failure(name, def, err);
+    }
   }
 
   async #send(name: EndpointName, args: CallArgs, signer: Signer | undefined): Promise<unknown> {

@@ -541,11 +541,6 @@ export class CreatorWorld {
     return { index, id, createdAt, type, duration, isPublic, width, height };
   }
 
-  /** A CDN link of `path` as the platform hands them out: signed, expiring. */
-  signedLocation(path: string): string {
-    return this.cdn.link(path);
-  }
-
   mediaPath(info: MediaInfo): string {
     const extension = info.upload
       ? extensionOf(info.upload.fileName, info.type)
@@ -554,7 +549,7 @@ export class CreatorWorld {
   }
 
   mediaLocations(info: MediaInfo): MediaLocation[] {
-    return [{ locationId: '1', location: this.signedLocation(this.mediaPath(info)) }];
+    return [{ locationId: '1', location: this.cdn.link(this.mediaPath(info)) }];
   }
 
   mediaVariants(info: MediaInfo): MediaVariant[] {
@@ -575,7 +570,7 @@ export class CreatorWorld {
         height: Math.round(info.height * scale),
         metadata: '{}',
         updatedAt: info.createdAt + 60_000,
-        locations: [{ locationId: '1', location: this.signedLocation(path) }],
+        locations: [{ locationId: '1', location: this.cdn.link(path) }],
       };
     });
     if (info.type === MEDIA_VIDEO) {
@@ -593,7 +588,7 @@ export class CreatorWorld {
         height: info.height,
         metadata: JSON.stringify({ duration: info.duration, frameRate: 30 }),
         updatedAt: info.createdAt + 60_000,
-        locations: [{ locationId: '1', location: this.signedLocation(path) }],
+        locations: [{ locationId: '1', location: this.cdn.link(path) }],
       });
     }
     return variants;
