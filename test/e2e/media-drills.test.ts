@@ -141,5 +141,6 @@ describe('media upload drills', () => {
       worker.child.kill('SIGKILL');
       await simConfig(stack, { uploadProcessingMs: 200 });
     }
-  });
+    // Two worker starts, a lock's lapse and the platform's processing: longer than the default.
+  }, 60_000);
 });
