@@ -5,12 +5,19 @@ export const testInclude = ['apps/*/test/**/*.test.ts', 'packages/*/test/**/*.te
 // One config for the whole workspace. Every test file is `*.test.ts`; where it lives says what it tests:
 // `<package>/test/` that package, `test/e2e/` the whole stack over HTTP, `test/` the repository.
 // Each test file gets its own queue/key prefix (see test/support), so files run in parallel safely.
+// Two projects, so that `pnpm test` runs both: every file against one Redis (`redis`), and the
+// end-to-end files again against a real six-node Redis Cluster (`e2e-cluster`, started by
+// test/support/global-setup.ts). Every end-to-end file runs on the cluster: none stops or pauses the
+// run's Redis (the ones that do that bring a Redis of their own).
 export default defineConfig({
   test: {
-    include: testInclude,
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'redis', include: testInclude } },
+      { extends: true, test: { name: 'e2e-cluster', include: ['test/e2e/**/*.test.ts'] } },
+    ],
   },
 });

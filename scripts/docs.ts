@@ -16,16 +16,12 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildApi } from '@cg/api';
-import { createLogger, GatewayEnv, loadGatewayConfig } from '@cg/config';
+import { loadApiDocument } from '@cg/api';
+import { GatewayEnv } from '@cg/config';
 import { ERROR_STATUS, type ErrorCode, STATUS_NAMES } from '@cg/contract';
-import type { Events } from '@cg/events';
 import { exampleClock } from '@cg/operations';
 import { API_PREFIX, type EndpointDef, endpoints } from '@cg/platform-client';
 import { MAX_EXTRA_CREATORS } from '@cg/platform-sim';
-import type { OperationsQueue } from '@cg/queue';
-import { parseKeyring } from '@cg/secrets';
-import { connectRedis, createStore } from '@cg/store';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -38,7 +34,7 @@ const DOCS_EXAMPLE_CLOCK_MS = Date.UTC(2026, 0, 1);
 
 export async function generateDocs(): Promise<Record<DocFile, string>> {
   exampleClock.now = () => DOCS_EXAMPLE_CLOCK_MS;
-  const api = await loadApiDocument();
+  const api = await apiDocument();
   return {
     'docs/api.md': apiReference(api),
     'docs/configuration.md': configurationReference(),
@@ -334,50 +330,10 @@ interface ApiDocument {
   slug: string;
 }
 
-/**
- * Builds the API in-process as `apps/api` does (`buildApi`: every route, the OpenAPI plugin) with the
- * default settings, and asks it for its document (`app.swagger()`, what `GET /openapi.json` answers).
- * Nothing listens and no Redis is needed: the routes only keep the store and the queue for their
- * requests, so the store gets a closed client and the queue is not even built.
- */
-async function loadApiDocument(): Promise<ApiDocument> {
-  const config = loadGatewayConfig({ ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') });
-  // A client that never connects: created lazily and closed at once, every command fails at once.
-  const redis = connectRedis(config.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false });
-  redis.on('error', () => {});
-  redis.disconnect();
-  if (redis.status !== 'end')
-    throw new Error(`the docs generator's Redis client is ${redis.status}, not closed`);
-  const keyring = parseKeyring(config.ENCRYPTION_KEY);
-  const without = <T extends object>(name: string) =>
-    new Proxy({} as T, {
-      get: (_target, key) => {
-        throw new Error(
-          `the docs generator builds the API without ${name} (${name}.${String(key)} was used)`,
-        );
-      },
-    });
-  const app = await buildApi({
-    config,
-    redis,
-    store: createStore(redis, 'docs', keyring),
-    queue: without<OperationsQueue>('queue'),
-    events: without<Events>('events'),
-    keyring,
-    logger: createLogger({ level: 'silent', name: 'docs' }),
-    egress: null,
-  });
-  try {
-    await app.ready();
-    const doc = structuredClone(app.swagger()) as unknown as OpenApi;
-    return {
-      doc,
-      routes: parseRouteTree(app.printRoutes({ commonPrefix: false })),
-      slug: config.PLATFORM_SLUG,
-    };
-  } finally {
-    await app.close();
-  }
+/** The API's document (`loadApiDocument`, apps/api/src/document.ts) with its routes listed. */
+async function apiDocument(): Promise<ApiDocument> {
+  const { doc, routeTree, slug } = await loadApiDocument();
+  return { doc: doc as OpenApi, routes: parseRouteTree(routeTree), slug };
 }
 
 /**
@@ -416,8 +372,6 @@ function sharedParamPattern(route: string): RegExp {
 
 /** What the routes the OpenAPI document hides are for; a hidden route missing here stops `pnpm run docs`. */
 const HIDDEN_ROUTES: Record<string, string> = {
-  'GET /healthz':
-    '200 `{"status": "ok", "redis": "ok"}`; 503 `{"status": "degraded", "redis": "down"}` when Redis does not answer within a second. No API key.',
   'GET /openapi.json': 'The OpenAPI 3.1 document this reference is generated from. No API key.',
   'GET /docs': 'Swagger UI over that document (its page and assets are under `/docs/`). No API key.',
 };
@@ -518,6 +472,7 @@ function apiReference({ doc, routes, slug }: ApiDocument): string {
       ? `- **Retrying a write: ${code('Idempotency-Key')}** (${limitsText(idempotency.schema ?? {})}; ${idempotency.description ?? ''}). Writes to an account take it (${keyed.map(({ op }) => code(op.operationId)).join(', ')}); reads and the logins ignore it. A repeat with the same key, per tenant, is answered by the first request's job (its result, its error, or 202 while it runs) with ${code('Idempotent-Replayed: true')}, and nothing more reaches the platform; a first request that failed with nothing applied is run again. The same key with another request is 422 ${code('IDEMPOTENCY_KEY_REUSED')}; a repeat while the first is still being queued is 409 ${code('IDEMPOTENCY_KEY_IN_USE')} with ${code('Retry-After')}.`
       : undefined,
     `- **Errors** share one shape: ${errorFields}. ${code('code')} is stable, for programs to match (below); ${code('message')} is for people and may change; ${code('requestId')} ties the answer to the gateway's logs. 429 and 503 answers carry ${code('Retry-After')} (seconds).`,
+    `- **Request ids.** Every answer carries ${code('X-Request-Id')}, the same id as an error's ${code('requestId')}. Send your own (1 to 64 letters, digits, ${code('.')}, ${code('_')}, ${code(':')}, ${code('-')}) to have it used, in the answer and in every log line about the request and its job; any other value is replaced by one of the gateway's.`,
     `- **Bad input** is 400 ${code('BAD_REQUEST')} naming the field, before anything is queued. JSON bodies must be UTF-8 and are taken as sent (${code('"1"')} is not a number); query and path values are text converted to the declared type. Fields an operation does not know are ignored and not queued. String lengths count UTF-16 units, as the platform does.`,
     `- **Cursors.** A paged read answers a ${code('nextCursor')} (see its table): pass it back as ${code('?cursor=')} for the next page. At the end it is ${code('""')} where the field is a string and ${code('null')} where it may be null. ${code('limit')}, where a route takes it, says how many records a page holds (its bounds are in the route's table).`,
   ]
@@ -693,12 +648,12 @@ const SETTING_GROUPS: [title: string, intro: string, names: string[]][] = [
   [
     'Process and HTTP',
     'Where the API listens and what it logs.',
-    ['LOG_LEVEL', 'HOST', 'PORT', 'PUBLIC_URL'],
+    ['LOG_LEVEL', 'LOG_PRETTY', 'HOST', 'PORT', 'PUBLIC_URL'],
   ],
   [
     'Redis',
     'The one datastore of the API and the workers: queue, accounts, keys, idempotency.',
-    ['REDIS_URL', 'REDIS_PREFIX'],
+    ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_PREFIX'],
   ],
   [
     'Platform',
@@ -716,6 +671,20 @@ const SETTING_GROUPS: [title: string, intro: string, names: string[]][] = [
     'Media',
     'Uploads and downloads: where their files pass through, how large they may be, which CDN links a download may fetch.',
     ['MEDIA_SPOOL_DIR', 'MEDIA_MAX_BYTES', 'MEDIA_SPOOL_SWEEP_MS', 'MEDIA_CDN_URLS'],
+  ],
+  [
+    'API edge: limits, timeouts, readiness',
+    "Each API key's requests a minute, the slowing of failed authentications, how long a request may take to arrive, and the drain before a stop.",
+    [
+      'API_KEY_RPM_DEFAULT',
+      'AUTH_FAILURE_THRESHOLD',
+      'AUTH_FAILURE_WINDOW_MS',
+      'AUTH_FAILURE_MAX_DELAY_MS',
+      'HEADERS_TIMEOUT_MS',
+      'BODY_IDLE_TIMEOUT_MS',
+      'REQUEST_TIMEOUT_MS',
+      'READY_DRAIN_MS',
+    ],
   ],
   [
     'Secrets, keys and the dashboard',
@@ -784,6 +753,11 @@ const SETTING_GROUPS: [title: string, intro: string, names: string[]][] = [
       'LISTENER_PING_MS',
     ],
   ],
+  [
+    'Metrics',
+    'Prometheus metrics at `GET /metrics`: on the API’s port, and on a port of their own in the other processes (docs/deployment.md, “Metrics”).',
+    ['METRICS_ENABLED', 'METRICS_PORT', 'METRICS_TOKEN'],
+  ],
 ];
 
 /** For the settings whose schema has no description (a schema that gains one must lose its line here). */
@@ -817,6 +791,8 @@ const STACK_NOTES: Record<string, string> = {
   MEDIA_CDN_URLS: 'unset with the sandbox: the sandbox’s CDN links (`http://127.0.0.1:<SIM_PORT>/cdn/`)',
   REDIS_URL:
     'set: that Redis; unset: `127.0.0.1:6379` if it answers, else a `redis-server` from PATH with its data under `.local/redis`',
+  REDIS_CLUSTER_NODES:
+    'set: that Redis Cluster, for every process it starts; no Redis is looked for or started',
   PORT: 'the API’s port',
   ENCRYPTION_KEY: 'unset: generated once into `.local/encryption.key` and reused',
   GATEWAY_BOOTSTRAP_API_KEY: 'unset: generated once into `.local/api-key` and printed',
@@ -825,6 +801,9 @@ const STACK_NOTES: Record<string, string> = {
   PLATFORM_SLUG: 'used in the printed API URL',
   WEBHOOK_ALLOW_PRIVATE:
     'unset: `true`, so a webhook receiver on this machine (http, loopback) can be tried; set `false` to check URLs as in production',
+  METRICS_PORT:
+    'unset: `9464`; the worker(s), the listener and the webhooks process get consecutive ports from it for their `/metrics` (printed); `0`: none',
+  LOG_PRETTY: 'unset: `true`, log lines as text for a person; set `false` for the JSON lines of production',
 };
 
 function settingType(schema: Schema): { type: string; allowed: string } {

@@ -13,8 +13,8 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadDotEnv, loadEgressPlan, loadGatewayConfig } from '@cg/config';
 import { generateKey } from '@cg/secrets';
-import { randomId } from '@cg/store';
-import { ensureRedis } from './lib/redis';
+import { parseSeeds, randomId } from '@cg/store';
+import { ensureRedis, type RedisHandle } from './lib/redis';
 
 loadDotEnv();
 
@@ -53,6 +53,20 @@ function start(name: string, entry: string, extraEnv: Record<string, string>): C
   return child;
 }
 
+/**
+ * A Cluster's stand-in for a found Redis: its first seed as `REDIS_URL` (unused while
+ * `REDIS_CLUSTER_NODES` is set) and its seeds' addresses to print, never a password.
+ */
+function clusterRedis(seeds: string): RedisHandle & { shown: string } {
+  const where = parseSeeds(seeds).nodes.map((node) => `${node.host}:${node.port}`);
+  return {
+    url: `redis://${where[0]}`,
+    shown: `cluster ${where.join(',')}`,
+    source: 'env',
+    stop: async () => {},
+  };
+}
+
 async function waitForHealthy(url: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -86,7 +100,11 @@ async function stop(code: number): Promise<never> {
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
-const redis = await ensureRedis({ envUrl: env.REDIS_URL, dataDir: resolve(localDir, 'redis') });
+// A Redis Cluster (REDIS_CLUSTER_NODES, passed on to every process with the environment) is the
+// operator's own: no Redis is looked for or started then.
+const redis = env.REDIS_CLUSTER_NODES
+  ? clusterRedis(env.REDIS_CLUSTER_NODES)
+  : await ensureRedis({ envUrl: env.REDIS_URL, dataDir: resolve(localDir, 'redis') });
 stopRedis = redis.stop;
 const port = env.PORT ?? '3000';
 const simPort = env.SIM_PORT ?? '4010';
@@ -109,18 +127,32 @@ const shared = {
   PORT: port,
   // Webhook receivers on this machine (http, loopback) can be tried locally.
   WEBHOOK_ALLOW_PRIVATE: env.WEBHOOK_ALLOW_PRIVATE ?? 'true',
+  // Read by a person at a terminal: log lines as text (LOG_PRETTY=false: the JSON lines of production).
+  LOG_PRETTY: env.LOG_PRETTY ?? 'true',
 };
 
 if (!env.PLATFORM_URL) {
   start('sandbox', 'apps/platform-sim/src/main.ts', { SIM_PORT: simPort });
   await waitForHealthy(`${platformUrl}/_sim/fixtures`);
 }
+// The API serves /metrics on its own port; every other process gets a metrics port of its own, one
+// after the other from METRICS_PORT (0: none).
+const metricsBase = Number(env.METRICS_PORT ?? '9464');
+const metricsPorts: string[] = [];
+const metricsPort = (name: string): { METRICS_PORT?: string } => {
+  if (metricsBase === 0) return {};
+  const own = String(metricsBase + metricsPorts.length);
+  metricsPorts.push(`${name} :${own}`);
+  return { METRICS_PORT: own };
+};
 start('api', 'apps/api/src/main.ts', shared);
 const workers = Number(env.WORKERS ?? '1');
-for (let i = 1; i <= workers; i++)
-  start(workers === 1 ? 'worker' : `worker-${i}`, 'apps/worker/src/main.ts', shared);
-start('listener', 'apps/listener/src/main.ts', shared);
-start('webhooks', 'apps/webhooks/src/main.ts', shared);
+for (let i = 1; i <= workers; i++) {
+  const name = workers === 1 ? 'worker' : `worker-${i}`;
+  start(name, 'apps/worker/src/main.ts', { ...shared, ...metricsPort(name) });
+}
+start('listener', 'apps/listener/src/main.ts', { ...shared, ...metricsPort('listener') });
+start('webhooks', 'apps/webhooks/src/main.ts', { ...shared, ...metricsPort('webhooks') });
 const apiUrl = `http://127.0.0.1:${port}`;
 await waitForHealthy(`${apiUrl}/healthz`);
 const egress = loadEgressPlan(loadGatewayConfig({ ...env, ...shared }));
@@ -135,7 +167,8 @@ creator-gateway is running
   API key      ${apiKey}   (tenant ${env.GATEWAY_BOOTSTRAP_TENANT ?? 'default'})
   Platform     ${platformUrl}${env.PLATFORM_URL ? '' : '   (sandbox; accounts: creator_demo, creator_2fa / sandbox-password)'}
   Egress       ${egressLine}
-  Redis        ${redis.url}   (${redis.source})
+  Redis        ${'shown' in redis ? redis.shown : redis.url}   (${redis.source})
   Queues       ${apiUrl}/admin/queues   (admin / ${adminPassword})
+  Metrics      ${apiUrl}/metrics${metricsPorts.length > 0 ? `; ${metricsPorts.join(', ')}` : ''}
 Press Ctrl-C to stop.
 `);

@@ -103,4 +103,44 @@ describe('pnpm keys', () => {
       expect.stringContaining('keys: invalid environment variable REDIS_PREFIX'),
     ]);
   });
+
+  // Each CLI run starts a process of its own (seconds on a busy machine): they run side by side.
+  it('stores each key’s requests a minute: --rpm, else API_KEY_RPM_DEFAULT; lists them', {
+    timeout: 90_000,
+  }, async () => {
+    const withDefault = { ...env, API_KEY_RPM_DEFAULT: '750' };
+    const [planned, defaulted, unlimited] = await Promise.all([
+      cliWith(withDefault, 'create', '--tenant', 'acme', '--rpm', '1000'),
+      cliWith(withDefault, 'create', '--tenant', 'acme'),
+      cli('create', '--tenant', 'acme', '--rpm', '0'),
+    ]);
+    expect(defaulted.stderr).toContain('(750/min)');
+    const [a, b, c] = await Promise.all(
+      [planned, defaulted, unlimited].map(({ stdout }) => keys.resolve(stdout.trim())),
+    );
+    expect([a?.rpm, b?.rpm, c?.rpm]).toEqual([1000, 750, 0]);
+
+    // A key stored before limits existed has none of its own: the default applies, and says so.
+    await redis.hset(`${prefix}:{keys}:apikey:${sha256('cgk_old')}`, {
+      keyId: 'key_norpm',
+      tenantId: 'old',
+      label: '',
+      createdAt: '2',
+    });
+    await redis.hset(`${prefix}:{keys}:apikeys`, 'key_norpm', sha256('cgk_old'));
+    const listed = (await cliWith(withDefault, 'list')).stdout.split('\n');
+    expect(listed.find((line) => line.startsWith(`${a?.keyId}\t`))?.split('\t')[3]).toBe('1000/min');
+    expect(listed.find((line) => line.startsWith(`${b?.keyId}\t`))?.split('\t')[3]).toBe('750/min');
+    expect(listed.find((line) => line.startsWith(`${c?.keyId}\t`))?.split('\t')[3]).toBe('unlimited');
+    expect(listed.find((line) => line.startsWith('key_norpm\t'))?.split('\t')[3]).toBe('750/min (default)');
+
+    const bad = ['-1', 'abc', '1.5', ''];
+    const failures = await Promise.all(
+      bad.map((rpm) => cli('create', '--tenant', 'acme', `--rpm=${rpm}`).catch((error: Failure) => error)),
+    );
+    for (const [i, failure] of failures.entries()) {
+      expect((failure as Failure).code, `--rpm=${bad[i]}`).toBe(2);
+      expect((failure as Failure).stderr).toContain('--rpm takes a whole number');
+    }
+  });
 });

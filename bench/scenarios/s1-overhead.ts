@@ -3,7 +3,7 @@ import { rateOf, runLoad, unexpected } from '../lib/load';
 import { median, ms, num, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
-import { benchUsernames, connectAccounts, type Target } from '../lib/stack';
+import { benchUsernames, connectAccounts, startGateway, type Target } from '../lib/stack';
 import { jobStages, type Stages, stagesLine } from '../lib/stages';
 import {
   brief,
@@ -17,6 +17,11 @@ import {
 } from './common';
 
 const detail = (m: Measured) => ({ ...brief(m.result), cpu: m.cpu, waiting: m.waiting });
+
+/** The limiter's threshold out of the way: the per-account limiter and the per-key limit still run. */
+const OVERHEAD_ENV = { ACCOUNT_RATE_PER_MINUTE: '1000000', API_KEY_RPM_DEFAULT: '1000000000' };
+/** The same gateway with its metrics and per-key limits off: what those two cost. */
+const PLAIN_ENV = { ...OVERHEAD_ENV, METRICS_ENABLED: 'false', API_KEY_RPM_DEFAULT: '0' };
 
 /** `<command> <n>, …` for the first `top` of a list made by `perRequestOf`. */
 const commandList = (list: ReadonlyArray<readonly [string, number]>, top = Number.POSITIVE_INFINITY) =>
@@ -49,30 +54,45 @@ export const s1: Scenario = {
       const { sandbox, gateway } = await startScenarioStack(scope, context, {
         scenario: 'S1',
         accounts,
-        // The gateway's per-account limiter still runs; its threshold is out of the way (below).
-        env: { ACCOUNT_RATE_PER_MINUTE: '1000000' },
+        env: OVERHEAD_ENV,
       });
       // S1 measures overhead, not limits: 50 callers at several thousand requests a second over 1,000
       // accounts would otherwise brush the sandbox's 600 requests/minute per account.
       await sandbox.configure({ maxRequestsPerMinutePerAccount: 1_000_000 });
       const baseline = await startScenarioBaseline(scope, context, 'S1', sandbox);
+      const plain = await startGateway({
+        scenario: 'S1-plain',
+        redisUrl: context.redis.url,
+        platformUrl: sandbox.url,
+        env: PLAIN_ENV,
+        cpuProfDir: context.cpuProfDir,
+      });
+      scope.defer(() => probe.clear(plain.prefix));
+      scope.defer(() => plain.stop());
 
       const usernames = benchUsernames(accounts);
-      log(`connecting ${accounts} accounts to the gateway and the baseline`);
+      log(`connecting ${accounts} accounts to the gateway, the plain gateway and the baseline`);
       const paths = new Map<Target, string[]>([
         [gateway, (await connectAccounts(gateway, usernames)).map(mePath)],
+        [plain, (await connectAccounts(plain, usernames)).map(mePath)],
         [baseline, (await connectAccounts(baseline, usernames)).map(mePath)],
       ]);
 
-      // Max throughput, closed loop. Two rounds in opposite order (B G, G B) so a drift in the
-      // machine's load over the run weighs on both sides alike; each side's figure is the median.
-      const max: Record<'gateway' | 'baseline', Measured[]> = { gateway: [], baseline: [] };
+      // Max throughput, closed loop. Two rounds in opposite order (B P G, G P B) so a drift in the
+      // machine's load over the run weighs on every side alike; each side's figure is the median.
+      // P is the same gateway with metrics and per-key limits off.
+      const max: Record<'gateway' | 'baseline' | 'plain', Measured[]> = {
+        gateway: [],
+        baseline: [],
+        plain: [],
+      };
+      const sideOf = (target: Target) => (target === plain ? 'plain' : target.kind);
       for (const order of [
-        [baseline, gateway],
-        [gateway, baseline],
+        [baseline, plain, gateway],
+        [gateway, plain, baseline],
       ]) {
         for (const target of order) {
-          log(`max throughput, ${target.kind}, ${connections} connections, ${durationMs / 1000} s`);
+          log(`max throughput, ${sideOf(target)}, ${connections} connections, ${durationMs / 1000} s`);
           const measured = await measuredLoad(
             loadSpec(target, paths.get(target) ?? [], {
               mode: { kind: 'closed', callers: connections },
@@ -83,11 +103,12 @@ export const s1: Scenario = {
             sandbox,
             probe,
           );
-          max[target.kind].push(measured);
+          max[sideOf(target)].push(measured);
         }
       }
       const gatewayMax = median(max.gateway.map((m) => rateOf(m.result, ['200'])));
       const baselineMax = median(max.baseline.map((m) => rateOf(m.result, ['200'])));
+      const plainMax = median(max.plain.map((m) => rateOf(m.result, ['200'])));
 
       // Added latency at half the gateway's max load: the same fixed arrival rate on both sides. A
       // sixteenth and a quarter of the max go first, to show how the added latency grows with the
@@ -173,6 +194,7 @@ export const s1: Scenario = {
       const perCommand = perRequestOf(byCommand, requests);
 
       const ratio = gatewayMax / baselineMax;
+      const cost = 1 - gatewayMax / plainMax;
       const rows: Row[] = [
         {
           scenario: 'S1',
@@ -193,6 +215,16 @@ export const s1: Scenario = {
           target: '≤ +3 ms',
           verdict: verdict(added <= 3),
           values: { gateway: gatewayP50, baseline: baselineP50, ratio: added },
+        },
+        {
+          scenario: 'S1',
+          metric: 'throughput lost to metrics + per-key limits: 1 − gw / gw with both off',
+          gateway: num(gatewayMax),
+          baseline: `${num(plainMax)} (both off)`,
+          ratio: `${num(cost * 100, 1)} %`,
+          target: '< 10 %',
+          verdict: verdict(cost < 0.1),
+          values: { gateway: gatewayMax, baseline: plainMax, ratio: cost },
         },
         {
           scenario: 'Redis',
@@ -216,7 +248,7 @@ export const s1: Scenario = {
       const usage = (m: Measured) =>
         `CPU (% of one core): ${cpuLine(m.cpu)}; waiting for a core (% of the time): ${cpuLine(m.waiting)}`;
       const notes = [
-        ...(['gateway', 'baseline'] as const).flatMap((kind) =>
+        ...(['gateway', 'plain', 'baseline'] as const).flatMap((kind) =>
           max[kind].map(
             (m, i) =>
               `S1 ${kind} max run ${i + 1}: ${statusLine(m.result)}; p50 ${ms(m.result.latencyMs.p50)}, p99 ${ms(
@@ -241,7 +273,7 @@ export const s1: Scenario = {
         `Redis commands sent by the gateway per sync request (MONITOR, ${counted} requests): ${countLine(monitored, 10)}`,
         `Redis commands sent per request arriving alone (MONITOR, 1 caller, ${lone.requests} requests): ${countLine(lone)}`,
       );
-      const errors = [...max.gateway, ...max.baseline].reduce(
+      const errors = [...max.gateway, ...max.plain, ...max.baseline].reduce(
         (sum, m) => sum + unexpected(m.result, ['200']),
         0,
       );
@@ -258,6 +290,7 @@ export const s1: Scenario = {
           max: {
             gateway: max.gateway.map(detail),
             baseline: max.baseline.map(detail),
+            plain: max.plain.map(detail),
           },
           fixedRate: [...fixed].map(([at, pair]) => ({
             rate: at,

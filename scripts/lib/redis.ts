@@ -1,6 +1,10 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 export interface RedisHandle {
   url: string;
@@ -82,7 +86,7 @@ export function freePort(): Promise<number> {
  * every second by default, no RDB snapshots, noeviction), with its data under `dataDir` and any
  * further `args` (the tests' one-node Cluster).
  */
-export async function spawnRedis(dataDir: string, args: string[] = []): Promise<RedisHandle> {
+export async function spawnRedis(dataDir: string, args: string[] = []): Promise<SpawnedRedis> {
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
   const child: ChildProcess = spawn(
@@ -110,15 +114,100 @@ export async function spawnRedis(dataDir: string, args: string[] = []): Promise<
     child.kill();
     throw new Error(`redis-server did not start on port ${port}`);
   }
-  return {
-    url,
-    source: 'spawned',
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+  const signal = (name: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(name);
+    });
+  return { url, port, source: 'spawned', stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
+}
+
+/** A redis-server `spawnRedis` started: its port, and a crash (SIGKILL) besides a stop. */
+export interface SpawnedRedis extends RedisHandle {
+  port: number;
+  kill(): Promise<void>;
+}
+
+export interface RedisCluster {
+  /** `REDIS_CLUSTER_NODES`: every node's `127.0.0.1:port`. */
+  nodes: string;
+  /** The first node's URL (a plain client there sees its own slots only). */
+  url: string;
+  servers: SpawnedRedis[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A real Redis Cluster on loopback: `masters` masters with `replicas` replicas each (three and one: six
+ * `redis-server --cluster-enabled yes`), joined by `redis-cli --cluster create`, with its data under
+ * `dataDir`. Returns once every node says `cluster_state:ok` and every replica is in sync.
+ * `nodeTimeoutMs` is `cluster-node-timeout`: how long a master may be silent before its replica takes
+ * over (Redis' default is 15 s; tests use less). Without AOF, as a cache-like test cluster: a failover
+ * may lose what a master acknowledged but had not yet sent to its replica.
+ */
+export async function spawnCluster(
+  dataDir: string,
+  options: { masters?: number; replicas?: number; nodeTimeoutMs?: number } = {},
+): Promise<RedisCluster> {
+  const { masters = 3, replicas = 1, nodeTimeoutMs = 2_000 } = options;
+  const servers: SpawnedRedis[] = [];
+  const stop = async () => {
+    await Promise.all(servers.map((server) => server.stop()));
   };
+  try {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
+      // The cluster bus port is named: port + 10000, its default, may be past 65535.
+      const busPort = await freePort();
+      servers.push(
+        await spawnRedis(join(dataDir, `node-${i}`), [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-port',
+          String(busPort),
+          '--cluster-node-timeout',
+          String(nodeTimeoutMs),
+          // A replica takes over however long its master was silent (the tests' timeouts are short).
+          '--cluster-replica-validity-factor',
+          '0',
+          '--appendonly',
+          'no',
+        ]),
+      );
+    }
+    const addresses = servers.map((server) => `127.0.0.1:${server.port}`);
+    await execFileAsync(
+      'redis-cli',
+      ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'],
+      { timeout: 30_000 },
+    );
+    await waitForCluster(servers, masters * replicas);
+    return { nodes: addresses.join(','), url: servers[0]?.url ?? '', servers, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Until every node says `cluster_state:ok` and `replicaCount` replicas have their master's data. */
+async function waitForCluster(servers: SpawnedRedis[], replicaCount: number, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  const ask = async (port: number, ...command: string[]) =>
+    (await execFileAsync('redis-cli', ['-p', String(port), ...command])).stdout;
+  for (;;) {
+    const infos = await Promise.all(
+      servers.map(
+        async (s) => (await ask(s.port, 'CLUSTER', 'INFO')) + (await ask(s.port, 'INFO', 'replication')),
+      ),
+    );
+    const ok = infos.every((info) => info.includes('cluster_state:ok'));
+    const synced = infos.filter((info) => info.includes('master_link_status:up')).length;
+    if (ok && synced === replicaCount) return;
+    if (Date.now() > deadline) throw new Error(`the Redis Cluster did not settle within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 async function startContainer(): Promise<RedisHandle> {

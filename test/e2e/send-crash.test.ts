@@ -4,10 +4,10 @@ import { buildSim } from '@cg/platform-sim';
 import { generateKey } from '@cg/secrets';
 import { ApiKeyStore, connectRedis, randomId, storeKeys } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { freePort } from '../../scripts/lib/redis';
 import { eventually, sleep, spawnWorker } from '../support/processes';
-import type {} from '../support/provided';
+import { providedRedis } from '../support/provided';
 import { scanKeys } from '../support/stack';
 
 // Crash drill (issue: "the sandbox sees every accepted send exactly once or the caller was told the
@@ -45,7 +45,7 @@ interface Offer {
   mediaId: string;
 }
 
-const redis = connectRedis(inject('redisUrl'));
+const redis = connectRedis(providedRedis());
 const prefix = `cgt-${randomId(8)}`;
 const children: ChildProcess[] = [];
 const logs: string[] = [];
@@ -166,7 +166,7 @@ beforeAll(async () => {
   });
   simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
   const env: Record<string, string> = {
-    REDIS_URL: inject('redisUrl'),
+    ...providedRedis(),
     REDIS_PREFIX: prefix,
     ENCRYPTION_KEY: generateKey(),
     PLATFORM_URL: simUrl,

@@ -1,7 +1,7 @@
 import { OperationsQueue, type QueueOptions } from '@cg/queue';
 import { connectRedis, type Redis, randomId } from '@cg/store';
-import { afterAll, inject } from 'vitest';
-import type {} from './provided';
+import { afterAll } from 'vitest';
+import { providedRedis } from './provided';
 import { scanKeys } from './stack';
 
 /**
@@ -9,7 +9,7 @@ import { scanKeys } from './stack';
  * removed (one at a time: a Cluster refuses a DEL across slots) and the connection closed after it.
  */
 export function fileRedis(): { redis: Redis; prefix: string } {
-  const redis = connectRedis(inject('redisUrl'));
+  const redis = connectRedis(providedRedis());
   const prefix = `cgt-${randomId(8)}`;
   afterAll(async () => {
     for (const key of await scanKeys(redis, prefix)) await redis.unlink(key);

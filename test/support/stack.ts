@@ -6,13 +6,12 @@ import { createLogger, loadGatewayConfig } from '@cg/config';
 import { createListener } from '@cg/listener';
 import { buildSim, type SimOptions } from '@cg/platform-sim';
 import { generateKey } from '@cg/secrets';
-import { ApiKeyStore, connectRedis, type Redis, randomId, storeKeys } from '@cg/store';
+import { ApiKeyStore, connectRedis, type Redis, randomId, scanKeys as scanAll, storeKeys } from '@cg/store';
 import { createWebhookDelivery, type WebhookDelivery } from '@cg/webhooks';
 import { createGatewayWorker, type GatewayWorker } from '@cg/worker';
 import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
 import { eventually } from './processes';
-import type {} from './provided';
+import { providedRedis } from './provided';
 
 export interface TestStack {
   apiUrl: string;
@@ -55,16 +54,24 @@ export async function startStack(
     listener?: boolean;
     env?: Record<string, string>;
     sim?: Partial<SimOptions>;
-    /** Another Redis than the run's (the Cluster test's). */
+    /** Another Redis than the run's (the Cluster tests'). */
     redisUrl?: string;
+    /** With `redisUrl`: that Redis is a Cluster with these seeds (`REDIS_CLUSTER_NODES`). */
+    redisClusterNodes?: string;
   } = {},
 ): Promise<TestStack> {
-  const redisUrl = options.redisUrl ?? inject('redisUrl');
+  // The run's Redis (a Cluster on the cluster project), unless the file brings its own.
+  const redisSettings = options.redisUrl
+    ? {
+        REDIS_URL: options.redisUrl,
+        ...(options.redisClusterNodes ? { REDIS_CLUSTER_NODES: options.redisClusterNodes } : {}),
+      }
+    : providedRedis();
   const prefix = `cgt-${randomId(8)}`;
   const sim = await buildSim({ logLevel: 'silent', ...options.sim });
   const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
   const env: Record<string, string> = {
-    REDIS_URL: redisUrl,
+    ...redisSettings,
     REDIS_PREFIX: prefix,
     ENCRYPTION_KEY: generateKey(),
     PLATFORM_URL: simUrl,
@@ -75,6 +82,9 @@ export async function startStack(
     ADMIN_PASSWORD: 'admin-password-for-tests',
     // Paging walks make many calls per account: the tests of pacing set their own values.
     ACCOUNT_RATE_PER_MINUTE: '60000',
+    // The keys' limit is counted on every request but never reached (the rate-limit tests set theirs);
+    // many tests send more than the default 600 a minute with one key.
+    API_KEY_RPM_DEFAULT: '1000000',
     MEDIA_STATS_GAP_MS: '0',
     // The sandbox serves its CDN links on its own port; each stack spools media in a folder of its own.
     MEDIA_CDN_URLS: `${simUrl}/cdn/`,
@@ -85,7 +95,7 @@ export async function startStack(
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'test' });
   const api: FastifyInstance = await createApi(config, logger);
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
-  const redis = connectRedis(redisUrl);
+  const redis = connectRedis(redisSettings);
   const apiKeys = new ApiKeyStore(redis, storeKeys(prefix));
   const keys = { t1: (await apiKeys.create('t1')).key, t2: (await apiKeys.create('t2')).key };
   const fixtures = (await (await fetch(`${simUrl}/_sim/fixtures`)).json()) as SimFixtures;
@@ -133,16 +143,8 @@ export async function startStack(
 
 /** Every key of a test prefix (store keys `p:…` and queue keys `{p:q}:…`). */
 export async function scanKeys(redis: Redis, prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const pattern of [`${prefix}:*`, `{${prefix}:q}:*`]) {
-    let cursor = '0';
-    do {
-      const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      found.push(...batch);
-    } while (cursor !== '0');
-  }
-  return found;
+  // Every master's keys, on a Cluster.
+  return [...(await scanAll(redis, `${prefix}:*`)), ...(await scanAll(redis, `{${prefix}:q}:*`))];
 }
 
 /**
@@ -167,10 +169,9 @@ export async function redisText(stack: TestStack): Promise<string[]> {
 
 async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   const keys = await scanKeys(redis, prefix);
-  // One key per command: a Redis Cluster refuses a DEL of keys in different slots.
-  const unlink = redis.pipeline();
-  for (const key of keys) unlink.unlink(key);
-  await unlink.exec();
+  // One key per command: a Redis Cluster refuses a DEL of keys in different slots (and a pipeline
+  // of keys on different nodes), so the commands are sent together instead.
+  await Promise.all(keys.map((key) => redis.unlink(key)));
 }
 
 export function account(stack: TestStack, username: string): SimAccountFixture {

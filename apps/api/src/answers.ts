@@ -39,6 +39,8 @@ export async function sendSubmitted(
   deps: { keyring: Keyring; config: ApiConfig; queue: Pick<OperationsQueue, 'awaitCallback'> },
 ): Promise<FastifyReply> {
   if (result.state === 'pending') await deps.queue.awaitCallback(jobId);
+  // Where the request's id meets its job's: the worker's lines name both.
+  request.log.debug({ jobId, state: result.state }, 'job submitted');
   return sendResult(reply, request, jobId, result, deps);
 }
 

@@ -4,12 +4,20 @@ import { ApiKeyStore, connectRedis, redisAddress, storeKeys } from '@cg/store';
 import { type Static, Type } from 'typebox';
 
 const USAGE = `usage: pnpm keys <command>
-  create --tenant <tenant> [--label <text>]   create a key (printed once; only its hash is stored)
-  list                                         list keys (ids, tenants, labels; never the keys)
+  create --tenant <tenant> [--label <text>] [--rpm <n>]
+                                               create a key (printed once; only its hash is stored)
+                                               limited to n requests a minute (default
+                                               API_KEY_RPM_DEFAULT, 600; 0 = unlimited)
+  list                                         list keys (ids, tenants, dates, limits, labels; never the keys)
   revoke <key_id>                              revoke a key`;
 
 /** The settings the CLI reads: API keys are hashes, so it needs Redis and never ENCRYPTION_KEY. */
-const KeysEnv = Type.Pick(GatewayEnv, ['REDIS_URL', 'REDIS_PREFIX']);
+const KeysEnv = Type.Pick(GatewayEnv, [
+  'REDIS_URL',
+  'REDIS_CLUSTER_NODES',
+  'REDIS_PREFIX',
+  'API_KEY_RPM_DEFAULT',
+]);
 
 /**
  * API key management. Writes results to stdout, problems to stderr; exit code 2 on misuse, 1 when
@@ -26,6 +34,8 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parsed;
   const [command, arg] = positionals;
   if (command === 'create' && !values.tenant) return usage('create needs --tenant');
+  if (values.rpm !== undefined && !/^\d{1,9}$/.test(values.rpm))
+    return usage('--rpm takes a whole number of requests a minute (0 = unlimited)');
   if (command === 'revoke' && !arg) return usage('revoke needs a key id');
   if (command !== 'create' && command !== 'list' && command !== 'revoke')
     return usage(command ? `unknown command ${command}` : 'no command');
@@ -36,26 +46,30 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return fail((error as Error).message); // a ConfigError naming the setting
   }
-  const redis = connectRedis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const redis = connectRedis(config, { maxRetriesPerRequest: 1, lazyConnect: true });
   redis.on('error', () => {}); // reported once below, not as an ioredis event per retry
   try {
     await redis.connect();
   } catch {
     redis.disconnect();
-    return fail(`Redis at ${redisAddress(redis)} cannot be reached (REDIS_URL)`);
+    return fail(
+      `Redis at ${redisAddress(redis)} cannot be reached (${config.REDIS_CLUSTER_NODES ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'})`,
+    );
   }
   const apiKeys = new ApiKeyStore(redis, storeKeys(config.REDIS_PREFIX));
   try {
     if (command === 'create') {
-      const { key, info } = await apiKeys.create(values.tenant as string, values.label ?? '');
+      // The limit is the key's own from now on (its plan), whatever the default becomes later.
+      const rpm = values.rpm === undefined ? config.API_KEY_RPM_DEFAULT : Number(values.rpm);
+      const { key, info } = await apiKeys.create(values.tenant as string, values.label ?? '', rpm);
       process.stdout.write(`${key}\n`);
       process.stderr.write(
-        `created ${info.keyId} for tenant ${info.tenantId}; the key is shown only this once\n`,
+        `created ${info.keyId} for tenant ${info.tenantId} (${limitText(rpm)}); the key is shown only this once\n`,
       );
     } else if (command === 'list') {
       for (const info of await apiKeys.list()) {
         process.stdout.write(
-          `${info.keyId}\t${info.tenantId}\t${new Date(info.createdAt).toISOString()}\t${info.label}\n`,
+          `${info.keyId}\t${info.tenantId}\t${new Date(info.createdAt).toISOString()}\t${keyLimit(info.rpm, config.API_KEY_RPM_DEFAULT)}\t${info.label}\n`,
         );
       }
     } else {
@@ -74,8 +88,15 @@ function parseOptions(argv: string[]) {
   return parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { tenant: { type: 'string' }, label: { type: 'string' } },
+    options: { tenant: { type: 'string' }, label: { type: 'string' }, rpm: { type: 'string' } },
   });
+}
+
+const limitText = (rpm: number) => (rpm === 0 ? 'unlimited' : `${rpm}/min`);
+
+/** A key's limit as listed: its own, or the default for keys made before limits existed. */
+function keyLimit(rpm: number | undefined, defaultRpm: number): string {
+  return rpm === undefined ? `${limitText(defaultRpm)} (default)` : limitText(rpm);
 }
 
 function fail(problem: string): number {

@@ -3,6 +3,7 @@ import type { Events } from '@cg/events';
 import type { OperationsQueue } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { Redis, Store } from '@cg/store';
+import type { ApiMetricsSetup } from './metrics';
 
 export type ApiConfig = Pick<
   GatewayConfig,
@@ -13,6 +14,13 @@ export type ApiConfig = Pick<
   | 'ADMIN_PASSWORD'
   | 'LOG_LEVEL'
   | 'API_KEY_CACHE_MS'
+  | 'API_KEY_RPM_DEFAULT'
+  | 'AUTH_FAILURE_THRESHOLD'
+  | 'AUTH_FAILURE_WINDOW_MS'
+  | 'AUTH_FAILURE_MAX_DELAY_MS'
+  | 'HEADERS_TIMEOUT_MS'
+  | 'BODY_IDLE_TIMEOUT_MS'
+  | 'REQUEST_TIMEOUT_MS'
   | 'ACCOUNT_CACHE_MS'
   | 'WEBHOOK_ALLOW_PRIVATE'
   | 'MEDIA_SPOOL_DIR'
@@ -32,6 +40,8 @@ export interface ApiContext {
   logger: Logger;
   /** The egress proxies (null: direct), for the countries a login may name. */
   egress: EgressPlan | null;
+  /** The metrics (metrics.ts); none when `METRICS_ENABLED` is false. */
+  metrics?: ApiMetricsSetup;
 }
 
 declare module 'fastify' {

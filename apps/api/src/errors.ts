@@ -8,12 +8,17 @@ export const MAX_PARAM_LENGTH = 100;
 
 export const newRequestId = () => `req_${Math.random().toString(36).slice(2, 12)}`;
 
+/** Names each answer's request id (the error body's `requestId`): request-id.ts. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
 /**
  * Answers with the one error body, `Retry-After` included when it names a wait. For hooks that must
  * answer before a plugin's own error handler could reshape the error (Bull Board's).
  */
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: GatewayError): FastifyReply {
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  // Also answers the router's refusals, which come before any hook could set it.
+  reply.header(REQUEST_ID_HEADER, request.id);
   return reply.status(error.statusCode).send(errorBody(error, request.id));
 }
 
@@ -149,11 +154,13 @@ export function clientError(error: NodeJS.ErrnoException, socket: Socket): void 
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? new GatewayError('HEADERS_TOO_LARGE', 'the request headers are too large')
         : new GatewayError('BAD_REQUEST', 'the request is not valid HTTP');
-  const body = JSON.stringify(errorBody(gatewayError, newRequestId()));
+  const requestId = newRequestId();
+  const body = JSON.stringify(errorBody(gatewayError, requestId));
   if (socket.writable) {
     const status = gatewayError.statusCode;
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_NAMES[status]}\r\nContent-Type: application/json\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }

@@ -81,6 +81,8 @@ export async function submitOnce(
   }
   if (claim.kind === 'replay') {
     reply.header('idempotent-replayed', 'true');
+    // The first request's job: its lines name the first request's id.
+    request.log.debug({ jobId: claim.jobId }, 'idempotent replay');
     // Asked to answer at once (`respond-async`, `wait=0`): 202 with the job's state, as the first
     // request got, even when the job has ended.
     const result: WaitResult =

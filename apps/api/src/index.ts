@@ -5,10 +5,12 @@ import { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, createStore, newId, watchRedis } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
+import { createApiMetrics } from './metrics';
 import { buildApi } from './server';
 
 // laneOfAccount and MAX_JSON_DEPTH are for the end-to-end tests (an account's lane, the body nesting limit).
 export { laneOfAccount } from '@cg/queue';
+export { type ApiDocument, loadApiDocument } from './document';
 export { buildApi } from './server';
 export { MAX_JSON_DEPTH } from './validation';
 
@@ -16,7 +18,7 @@ export { MAX_JSON_DEPTH } from './validation';
 export async function createApi(config: GatewayConfig, logger: Logger): Promise<FastifyInstance> {
   assertRegistry();
   const egress = loadEgressPlan(config);
-  const redis = connectRedis(config.REDIS_URL);
+  const redis = connectRedis(config);
   watchRedis(redis, logger);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
   const store = createStore(redis, config.REDIS_PREFIX, keyring);
@@ -31,7 +33,18 @@ export async function createApi(config: GatewayConfig, logger: Logger): Promise<
   });
   await queue.ready();
   const events = createEvents(redis, config.REDIS_PREFIX, keyring, webhookSettings(config));
-  const app = await buildApi({ config, redis, store, queue, events, keyring, logger, egress });
+  const metrics = createApiMetrics(config, redis, events);
+  const app = await buildApi({
+    config,
+    redis,
+    store,
+    queue,
+    events,
+    keyring,
+    logger,
+    egress,
+    ...(metrics === undefined ? {} : { metrics }),
+  });
   // Stopping: synchronous waits may go on for SHUTDOWN_GRACE_MS, then answer 202 (the jobs go on).
   app.addHook('preClose', async () => {
     setTimeout(() => queue.stopWaiting(), config.SHUTDOWN_GRACE_MS).unref();

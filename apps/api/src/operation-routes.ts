@@ -149,6 +149,7 @@ export function payloadOf(
       ? { input: {}, sealed: context.keyring.sealJson(input, jobId) }
       : { input }),
     at: Date.now(),
+    requestId: request.id,
     ...(op.write ? { write: true } : {}),
     ...(op.gapped ? { gapped: true } : {}),
     // Shared within one service account only: the lane (and so the dedupe key's scope) may be shared

@@ -8,21 +8,24 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { registerAccountRoutes } from './account-routes';
 import { installApiKeyAuth } from './auth';
 import { BOARD_PATH, registerBoard } from './board';
+import { arrivalTimeouts, installBodyIdleTimeout, refuseConnect } from './connections';
 import type { ApiContext } from './context';
 import {
   clientError,
   frameworkError,
   installErrorHandling,
   MAX_PARAM_LENGTH,
-  newRequestId,
   notFound,
   RouteMethods,
   sendError,
 } from './errors';
+import { Lifecycle, registerHealth } from './health';
 import { registerJobRoutes } from './job-routes';
 import { registerMediaRoutes } from './media-routes';
+import { registerMetrics } from './metrics';
 import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
 import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
+import { echoRequestId, requestIdOf } from './request-id';
 import { TtlCache } from './ttl-cache';
 import { decimalNumbersFirst, jsonBodyProblem, jsonBytesProblem, queryProblem } from './validation';
 import { registerWebhookRoutes } from './webhook-routes';
@@ -54,21 +57,28 @@ function validators() {
   return { body: make(false), other: make('array') };
 }
 
-const HEALTH_TIMEOUT_MS = 1_000;
 const MAX_HEADER_BYTES = 32 * 1024;
-const SERVED_WITHOUT_REDIS = /^\/(healthz|openapi\.json|docs)(\/|\?|$)/;
+const SERVED_WITHOUT_REDIS = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|\?|$)/;
+/** `/readyz` answers for itself while the process stops: 503, saying so. */
+const SERVED_WHILE_CLOSING = /^\/readyz(\?|$)/;
 const REDIS_DOWN_RETRY_AFTER_S = 5;
 
 export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   const app = createServer(context);
+  installBodyIdleTimeout(app, context.config.BODY_IDLE_TIMEOUT_MS);
+  echoRequestId(app);
   const methods = new RouteMethods((url) => url.startsWith(BOARD_PATH));
   app.addHook('onRoute', (route) => methods.add(route.method, route.url, route.config));
   installErrorHandling(app, methods);
   installJsonBodies(app);
   app.addSchema(ErrorBodySchema);
+  registerMetrics(app, context.metrics);
   await registerDocs(app, context);
-  registerHealth(app, context);
-  installRefusals(app, context);
+  const lifecycle = new Lifecycle();
+  lifecycle.install(app);
+  registerHealth(app, context, lifecycle);
+  installRefusals(app, context, lifecycle);
+  refuseConnect(app, methods);
   await registerBoard(app, context);
 
   const connected: ConnectedAccounts = new TtlCache(context.config.ACCOUNT_CACHE_MS);
@@ -91,15 +101,23 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
 
 /** Fastify with the gateway's limits, request ids, validators and plain JSON serialisation. */
 function createServer(context: ApiContext): FastifyInstance {
+  const timeouts = arrivalTimeouts(context.config);
   const app = Fastify({
     loggerInstance: context.logger.child({ module: 'api' }) as FastifyBaseLogger,
     // One line per request only when debugging: at thousands of requests a second it is noise.
-    logController: new LogController({ disableRequestLogging: context.config.LOG_LEVEL !== 'debug' }),
-    genReqId: newRequestId,
+    // The request id is in every log line of the request as `requestId`, as in the job's lines.
+    logController: new LogController({
+      disableRequestLogging: context.config.LOG_LEVEL !== 'debug',
+      requestIdLogLabel: 'requestId',
+    }),
+    // The caller's X-Request-Id when well-formed (request-id.ts).
+    genReqId: requestIdOf,
     bodyLimit: 1_048_576,
     // Node's default 16 KiB of request line and headers cannot hold the 1,000 ids `/accounts/by-ids`
     // takes in its query (19 digits each: about 20 KB).
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    http: { maxHeaderSize: MAX_HEADER_BYTES, ...timeouts.http },
+    // How long a request (headers, body) may take to arrive: apps/api/src/connections.ts.
+    requestTimeout: timeouts.requestTimeout,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
@@ -164,39 +182,17 @@ async function registerDocs(app: FastifyInstance, context: ApiContext): Promise<
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
-/** `/healthz`: 200, or 503 `degraded` within a second while Redis does not answer. */
-function registerHealth(app: FastifyInstance, context: ApiContext): void {
-  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    // Commands wait for Redis while it is away (they are retried when it is back), so the check
-    // gives up after a second: a health check must answer.
-    const redis = await Promise.race([
-      context.redis.ping().then(
-        () => 'ok',
-        () => 'down',
-      ),
-      new Promise<'down'>((resolve) => setTimeout(resolve, HEALTH_TIMEOUT_MS, 'down').unref()),
-    ]);
-    return reply
-      .status(redis === 'ok' ? 200 : 503)
-      .send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });
-  });
-}
-
 /**
  * Requests are refused at once, in the error shape, while the process stops (SIGTERM: nothing new
  * is taken) and while Redis is away (its commands would wait for it, so the request would hang
  * until then; `/healthz` and the docs still answer); and a query string that is not UTF-8 is a 400.
  * Answered here rather than thrown: the board's plugin has an error handler of its own.
  */
-function installRefusals(app: FastifyInstance, context: ApiContext): void {
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
+function installRefusals(app: FastifyInstance, context: ApiContext, lifecycle: Lifecycle): void {
   const pulse = redisPulse(context.redis);
   app.addHook('onClose', async () => pulse.stop());
   const refusal = (url: string): GatewayError | undefined => {
-    if (closing)
+    if (lifecycle.closing && !SERVED_WHILE_CLOSING.test(url))
       return new GatewayError(
         'SERVICE_UNAVAILABLE',
         'this gateway process is stopping; nothing was queued: try again',
@@ -218,10 +214,10 @@ function installRefusals(app: FastifyInstance, context: ApiContext): void {
       ? undefined
       : sendError(reply, request, new GatewayError('BAD_REQUEST', unreadable));
   });
-  // While it stops, every answer closes its connection, so that a keep-alive client moves to another
-  // process instead of holding this one open.
+  // While it drains and stops, every answer closes its connection, so that a keep-alive client moves
+  // to another process instead of holding this one open.
   app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
+    if (lifecycle.leaving) reply.header('connection', 'close');
   });
 }
 

@@ -40,6 +40,8 @@ export interface ConnectionDeps {
   backfill(account: AccountRecord, since: number): Promise<Backfill>;
   pingMs: number;
   log: Logger;
+  /** Counts the connections held open (the listener's metrics). */
+  metrics?: { connectionOpened(): void; connectionClosed(): void };
 }
 
 /** How one websocket's life ended. */
@@ -96,7 +98,10 @@ async function connectOnce(
       ended = 'gone';
       socket.close();
     });
+    /** The socket opened: it counts as held until it closes. */
+    let held = false;
     const finish = () => {
+      if (held) deps.metrics?.connectionClosed();
       clearInterval(pinger);
       unwatch();
       signal.removeEventListener('abort', stop);
@@ -105,7 +110,11 @@ async function connectOnce(
     };
     const stop = () => socket.close();
     signal.addEventListener('abort', stop, { once: true });
-    socket.once('open', () => socket.send(authFrame(session.token)));
+    socket.once('open', () => {
+      held = true;
+      deps.metrics?.connectionOpened();
+      socket.send(authFrame(session.token));
+    });
     socket.once('close', finish);
     socket.on('error', () => undefined);
     socket.on('message', (data) => {

@@ -1,5 +1,6 @@
 import { type GatewayConfig, type Logger, loadEgressPlan, webhookSettings } from '@cg/config';
 import { createEvents } from '@cg/events';
+import { ListenerMetrics, openMetricsPort } from '@cg/metrics';
 import { PlatformClient } from '@cg/platform-client';
 import { ListenJobs } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
@@ -29,16 +30,18 @@ export interface Listener {
  */
 export async function createListener(config: GatewayConfig, logger: Logger): Promise<Listener> {
   const plan = loadEgressPlan(config);
-  const redis = connectRedis(config.REDIS_URL);
+  const redis = connectRedis(config);
   watchRedis(redis, logger);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
   const store = createStore(redis, config.REDIS_PREFIX, keyring);
   const events = createEvents(redis, config.REDIS_PREFIX, keyring, webhookSettings(config));
+  const metrics = config.METRICS_ENABLED ? new ListenerMetrics() : undefined;
   const client = new PlatformClient({
     baseUrl: config.PLATFORM_URL,
     timeoutMs: config.PLATFORM_TIMEOUT_MS,
     connections: config.PLATFORM_CONNECTIONS,
     ...(config.PLATFORM_CHECK_KEY === undefined ? {} : { checkKey: config.PLATFORM_CHECK_KEY }),
+    ...(metrics === undefined ? {} : { onCall: (call) => metrics.platformCall(call) }),
   });
   const log = logger.child({ module: 'listener' });
   const egress = new Egress(client, plan, store, log);
@@ -68,6 +71,7 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
       events.publishEvent(tenantId, input),
     pingMs: config.LISTENER_PING_MS,
     log,
+    ...(metrics === undefined ? {} : { metrics }),
   };
   const holding = () =>
     startHolding({
@@ -91,6 +95,12 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
       for (const account of await store.accounts.list(tenantId))
         if (account.status === 'connected') await listen.watch(tenantId, account.accountId);
   };
+  const metricsPort = await openMetricsPort(metrics, {
+    port: config.METRICS_PORT,
+    host: config.HOST,
+    token: config.METRICS_TOKEN,
+    onError: (error) => log.error({ err: error }, 'metrics scrape failed'),
+  });
   let holder: ReturnType<typeof startHolding> | undefined;
   return {
     start: () => {
@@ -104,6 +114,7 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
       await listen.close();
       await events.close();
       await client.close();
+      await metricsPort?.close();
       redis.disconnect();
     },
   };

@@ -35,10 +35,11 @@ export function startJobCallbacks(
       accountId: view.payload.accountId ?? null,
       data: { jobId, ...jobAnswer(result, jobId, keyring) },
     });
+    log.debug({ ...requestOf(view), jobId, state: result.state }, 'job callback told');
   };
   const told = (jobId: string, result: WaitResult, known?: JobView) =>
     tell(jobId, result, known).catch((error: unknown) =>
-      log.warn({ err: error, jobId }, 'job callback not told'),
+      log.warn({ err: error, ...requestOf(known), jobId }, 'job callback not told'),
     );
   const queue = new OperationsQueue({
     redis,
@@ -63,6 +64,12 @@ export function startJobCallbacks(
       await queue.close();
     },
   };
+}
+
+/** The API request that queued the job, for a log line about its callback (unknown for old jobs). */
+function requestOf(view: JobView | undefined): { requestId?: string } {
+  const requestId = view?.payload.requestId;
+  return requestId === undefined ? {} : { requestId };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type GatewayConfig, type Logger, webhookSettings } from '@cg/config';
 import { createEvents, startDeliveryWorker } from '@cg/events';
+import { openMetricsPort, WebhooksMetrics } from '@cg/metrics';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, watchRedis } from '@cg/store';
 import { startJobCallbacks } from './callbacks';
@@ -15,14 +16,15 @@ export interface WebhookDelivery {
  * Any number may run on one Redis; a delivery whose process dies is taken over by another.
  */
 export async function createWebhookDelivery(config: GatewayConfig, logger: Logger): Promise<WebhookDelivery> {
-  const redis = connectRedis(config.REDIS_URL);
+  const redis = connectRedis(config);
   watchRedis(redis, logger);
   const settings = webhookSettings(config);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
   const events = createEvents(redis, config.REDIS_PREFIX, keyring, settings);
   const log = logger.child({ module: 'webhooks' });
   const callbacks = startJobCallbacks(redis, config, keyring, events.publishEvent, log);
-  const delivery = startDeliveryWorker(redis, events, settings, log);
+  const metrics = config.METRICS_ENABLED ? new WebhooksMetrics() : undefined;
+  const delivery = startDeliveryWorker(redis, events, settings, log, metrics);
   const { worker } = delivery;
   worker.on('failed', (job, error) => {
     // The reason only (an HTTP status or a connection error): never the body, the URL's query or a secret.
@@ -37,6 +39,12 @@ export async function createWebhookDelivery(config: GatewayConfig, logger: Logge
     log.error({ err: error }, 'webhooks worker error');
   });
   await worker.waitUntilReady();
+  const metricsPort = await openMetricsPort(metrics, {
+    port: config.METRICS_PORT,
+    host: config.HOST,
+    token: config.METRICS_TOKEN,
+    onError: (error) => log.error({ err: error }, 'metrics scrape failed'),
+  });
   return {
     start: () => {
       worker.run().catch((error: unknown) => log.error({ err: error }, 'webhooks worker stopped'));
@@ -50,6 +58,7 @@ export async function createWebhookDelivery(config: GatewayConfig, logger: Logge
       );
       if (!(await Promise.race([closed, late])))
         log.warn('deliveries in flight did not finish within the grace period');
+      await metricsPort?.close();
       redis.disconnect();
     },
   };

@@ -29,9 +29,9 @@ export class AccountConnector implements Connector {
     // Held to the username's lane (`loginLane`) like any call of an account.
     await this.job.beforeCall(false);
     const route = await this.egress.forLogin(this.tenantId, request.username, request.countryCode);
-    const deviceId = await route.send((client) => client.getDeviceId());
+    const deviceId = await route.send('deviceId', (client) => client.getDeviceId());
     const { username, password } = request;
-    const outcome = await route.send((client) => client.login({ username, password, deviceId }));
+    const outcome = await route.send('login', (client) => client.login({ username, password, deviceId }));
     if (outcome.kind === 'twofa') {
       // The caller gets a token of ours; the platform's twofa token stays sealed in Redis.
       const twofaToken = await this.accounts.putPendingTwofa(
@@ -89,7 +89,7 @@ export class AccountConnector implements Connector {
       request.countryCode,
       pending.egressId,
     );
-    const session = await route.send((client) =>
+    const session = await route.send('loginTwofa', (client) =>
       client.loginTwofa({
         token: pending.upstreamToken,
         code: request.twoFactorCode,

@@ -18,8 +18,14 @@ export class Egress {
     readonly client: PlatformClient,
     readonly plan: EgressPlan | null,
     private readonly store: Store,
-    private readonly log: Logger,
+    /** Where the routes' platform calls and the accounts' moves are logged. */
+    readonly log: Logger,
   ) {}
+
+  /** The same egress logging through `log`: a job's, so that its lines name the job's request. */
+  withLog(log: Logger): Egress {
+    return new Egress(this.client, this.plan, this.store, log);
+  }
 
   /** The route of a connected account; one connected before its country had proxies gets one now. */
   async ofAccount(tenantId: string, account: AccountRecord): Promise<Route> {
@@ -130,12 +136,30 @@ export class Route {
   }
 
   /**
-   * Sends a call through the route. A call the proxy failed never reached the platform, so it is
-   * sent again, a write too: through the same proxy after a pause while it is not down, through
-   * another of the country once it is. A proxy that keeps failing without being marked down fails
-   * the call as retryable (the job tries again later).
+   * Sends a call through the route, logged (debug) as `endpoint` with its duration and outcome,
+   * never its arguments (a login's carry the password).
    */
-  async send<T>(call: (client: PlatformClient) => Promise<T>): Promise<T> {
+  async send<T>(endpoint: string, call: (client: PlatformClient) => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let outcome: Record<string, unknown> = { outcome: 'ok' };
+    try {
+      return await this.sendThrough(call);
+    } catch (error) {
+      outcome = outcomeOf(error);
+      throw error;
+    } finally {
+      const ms = Math.round(performance.now() - started);
+      this.egress.log.debug({ endpoint, ms, ...outcome }, 'platform call');
+    }
+  }
+
+  /**
+   * A call the proxy failed never reached the platform, so it is sent again, a write too: through
+   * the same proxy after a pause while it is not down, through another of the country once it is.
+   * A proxy that keeps failing without being marked down fails the call as retryable (the job tries
+   * again later).
+   */
+  private async sendThrough<T>(call: (client: PlatformClient) => Promise<T>): Promise<T> {
     const { client, plan } = this.egress;
     for (let failures = 0; ; ) {
       const proxy = this.current;
@@ -155,6 +179,16 @@ export class Route {
       }
     }
   }
+}
+
+/** What a failed call's log line says of it: the platform client's verdict, never a message. */
+function outcomeOf(error: unknown): Record<string, unknown> {
+  if (!(error instanceof PlatformError)) return { outcome: 'error' };
+  return {
+    outcome: error.kind,
+    retry: error.retry,
+    ...(error.status === undefined ? {} : { status: error.status }),
+  };
 }
 
 function choiceOf(proxy: EgressProxy | null): EgressChoice {

@@ -25,7 +25,7 @@ export function fileTransfers(
       await job.beforeCall(true);
       const path = spool.path(name);
       // Made per send: a proxy that failed before forwarding is tried again with a fresh stream.
-      const eTag = await route.send((client) =>
+      const eTag = await route.send('uploadPart', (client) =>
         client.putPart(url, createReadStream(path, { start, end: start + length - 1 }), length),
       );
       job.afterWrite();
@@ -34,7 +34,7 @@ export function fileTransfers(
     download: async (url, name, maxBytes) => {
       const route = await accountRoute();
       await job.beforeCall(false);
-      const file = await route.send((client) => client.fetchFile(url));
+      const file = await route.send('cdnFile', (client) => client.fetchFile(url));
       if (LINK_GONE.has(file.status))
         throw new GatewayError(
           'NOT_FOUND',

@@ -1,10 +1,12 @@
+import { hostname } from 'node:os';
 import { type GatewayConfig, type Logger, laneSettings, loadEgressPlan, webhookSettings } from '@cg/config';
 import { createEvents } from '@cg/events';
+import { openMetricsPort, WorkerMetrics } from '@cg/metrics';
 import { assertRegistry, Spool } from '@cg/operations';
 import { PlatformClient } from '@cg/platform-client';
 import { JobStates, ListenJobs, startWorker } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
-import { connectRedis, createStore, watchRedis } from '@cg/store';
+import { connectRedis, createStore, randomId, watchRedis } from '@cg/store';
 import { Egress } from './egress';
 import { createProcessor } from './processor';
 import { sweepSpool } from './spool-sweep';
@@ -23,16 +25,18 @@ export interface GatewayWorker {
 export async function createGatewayWorker(config: GatewayConfig, logger: Logger): Promise<GatewayWorker> {
   assertRegistry();
   const plan = loadEgressPlan(config);
-  const redis = connectRedis(config.REDIS_URL);
+  const redis = connectRedis(config);
   watchRedis(redis, logger);
   const keyring = parseKeyring(config.ENCRYPTION_KEY);
   const store = createStore(redis, config.REDIS_PREFIX, keyring);
+  const metrics = config.METRICS_ENABLED ? new WorkerMetrics() : undefined;
   const client = new PlatformClient({
     baseUrl: config.PLATFORM_URL,
     ...(config.PLATFORM_MEDIA_URL === undefined ? {} : { mediaBaseUrl: config.PLATFORM_MEDIA_URL }),
     timeoutMs: config.PLATFORM_TIMEOUT_MS,
     connections: config.PLATFORM_CONNECTIONS,
     ...(config.PLATFORM_CHECK_KEY === undefined ? {} : { checkKey: config.PLATFORM_CHECK_KEY }),
+    ...(metrics === undefined ? {} : { onCall: (call) => metrics.platformCall(call) }),
   });
   const log = logger.child({ module: 'worker' });
   // Renewed while the login runs; only a process that died holds it this long.
@@ -50,6 +54,7 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     listen,
     publish: events.publishEvent,
     spool,
+    log,
   });
   const operations = startWorker(processor, {
     redis,
@@ -60,26 +65,51 @@ export async function createGatewayWorker(config: GatewayConfig, logger: Logger)
     retentionSeconds: config.JOB_RETENTION_SECONDS,
     lockMs: config.WORKER_LOCK_MS,
     onError: (error) => log.error({ err: error }, 'operation failed unexpectedly'),
-    onRequestFailed: (jobId, op, reason) => log.info({ jobId, op, reason }, 'job failed'),
+    onRequestFailed: (jobId, op, reason, requestId) =>
+      log.info({ ...(requestId === undefined ? {} : { requestId }), jobId, op, reason }, 'job failed'),
+    ...(metrics === undefined ? {} : { observer: metrics }),
   });
   const { worker } = operations;
-  worker.on('failed', (job, error) =>
-    log.info({ jobId: job?.id, op: job?.name, reason: error.message }, 'job failed'),
-  );
+  worker.on('failed', (job, error) => {
+    // One line per failed attempt (a retry follows while attempts are left); a batch's requests
+    // report their own ends (`onRequestFailed`).
+    const requestId = job === undefined || 'batch' in job.data ? undefined : job.data.requestId;
+    log.info(
+      {
+        ...(requestId === undefined ? {} : { requestId }),
+        jobId: job?.id,
+        op: job?.name,
+        attempt: job?.attemptsMade,
+        reason: error.message,
+      },
+      'job failed',
+    );
+  });
   worker.on('error', (error) => {
     // A socket's failure (Redis away: one per reconnect attempt) is reported once by `watchRedis`.
     if ((error as NodeJS.ErrnoException).syscall !== undefined) return;
     log.error({ err: error }, 'worker error');
   });
   await worker.waitUntilReady();
+  const metricsPort = await openMetricsPort(metrics, {
+    port: config.METRICS_PORT,
+    host: config.HOST,
+    token: config.METRICS_TOKEN,
+    onError: (error) => log.error({ err: error }, 'metrics scrape failed'),
+  });
   let stopSweep: () => void = () => undefined;
+  // The API's readiness (`/readyz`) needs at least one worker beating (packages/store heartbeats.ts).
+  let heartbeat: { stop(): Promise<void> } | undefined;
   return {
     start: () => {
       operations.run().catch((error: unknown) => log.error({ err: error }, 'worker stopped'));
+      heartbeat = store.workers.start(`${hostname()}-${process.pid}-${randomId(6)}`);
       stopSweep = sweepSpool(spool, states, config.MEDIA_SPOOL_SWEEP_MS, log);
     },
     close: async () => {
       stopSweep();
+      await heartbeat?.stop();
+      await metricsPort?.close();
       const after = (ms: number) =>
         new Promise<'timeout'>((resolve) => setTimeout(resolve, ms, 'timeout').unref());
       const graceful = operations

@@ -1,8 +1,9 @@
+import type { Logger } from '@cg/config';
 import { GatewayError } from '@cg/contract';
 import type { PublishEvent } from '@cg/events';
 import { findOperation, type OperationContext, type Spool } from '@cg/operations';
 import { endpoints } from '@cg/platform-client';
-import type { ListenJobs, Processor } from '@cg/queue';
+import { type JobPayload, type ListenJobs, type Processor, RetryableError } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { Store } from '@cg/store';
 import { AccountConnector } from './connector';
@@ -23,20 +24,40 @@ export interface ProcessorDeps {
   publish: PublishEvent;
   /** Where media files pass through (uploads, downloads). */
   spool: Spool;
+  /** The worker's logger; each job logs through a child of it (`jobLogger`). */
+  log: Logger;
+}
+
+/**
+ * A job's logger: every line names the API request that queued the job, the job and its operation,
+ * its platform calls' lines included (they go through the job's `Egress`). One per request, a
+ * request of a batch included, so each batched request's lines carry its own request id.
+ */
+function jobLogger(log: Logger, payload: JobPayload, jobId: string): Logger {
+  return log.child({
+    ...(payload.requestId === undefined ? {} : { requestId: payload.requestId }),
+    jobId,
+    op: payload.op,
+  });
 }
 
 /** Runs one job: finds its operation, opens its sealed input, lends it a platform session. */
 export function createProcessor({
-  egress,
+  egress: sharedEgress,
   store,
   keyring,
   reloginLockMs,
   listen,
   publish,
   spool,
+  log: workerLog,
 }: ProcessorDeps): Processor {
   const sessions = new AccountSessions(store.accounts, reloginLockMs, reauthEvents(store, publish));
   return async (payload, job) => {
+    const log = jobLogger(workerLog, payload, job.jobId);
+    const started = performance.now();
+    log.debug('job started');
+    const egress = sharedEgress.withLog(log);
     const op = findOperation(payload.op);
     if (!op) throw new GatewayError('INTERNAL', `no handler for operation ${payload.op}`);
     const input = payload.sealed === undefined ? payload.input : keyring.openJson(payload.sealed, job.jobId);
@@ -107,9 +128,22 @@ export function createProcessor({
     try {
       data = await op.run(input as never, context);
     } catch (error) {
-      throw toFailure(error, op);
+      const failure = toFailure(error, op);
+      // What becomes of it (retry, wait, fail) is the queue's to say: its own line follows.
+      log.debug({ code: failureCode(failure), ms: elapsed(started) }, 'job attempt failed');
+      throw failure;
     }
+    log.debug({ statusCode, ms: elapsed(started) }, 'job done');
     const outcome = { statusCode, message: op.successMessage ?? 'Success', data };
     return op.sealResult ? { sealed: keyring.sealJson(outcome, job.jobId) } : outcome;
   };
+}
+
+const elapsed = (started: number) => Math.round(performance.now() - started);
+
+/** A failure's stable code for a log line (never its message's details). */
+function failureCode(failure: unknown): string {
+  if (failure instanceof GatewayError) return failure.code;
+  if (failure instanceof RetryableError) return failure.error.code;
+  return failure instanceof Error ? failure.name : 'unknown';
 }

@@ -69,7 +69,7 @@ export class AccountSessions {
       await beforeSend?.();
       try {
         const current = session;
-        return await route.send((client) => client.call<T>(current, endpoint, args));
+        return await route.send(endpoint, (client) => client.call<T>(current, endpoint, args));
       } catch (error) {
         if (!isExpired(error)) throw error;
         // A session that still holds for the account's own profile was not ended: it is this call
@@ -101,7 +101,7 @@ export class AccountSessions {
   /** Whether a session is good for the account's own profile, the cheapest call there is. */
   private async holds(route: Route, session: PlatformSessionState): Promise<boolean> {
     try {
-      await route.send((client) => client.call(session, 'accountMe'));
+      await route.send('accountMe', (client) => client.call(session, 'accountMe'));
       return true;
     } catch (error) {
       if (isExpired(error)) return false;
@@ -165,11 +165,13 @@ export class AccountSessions {
     if (!credentials) throw disconnected();
     const current = state.session;
     const fresh = !current || Date.now() - current.deviceIdAt > DEVICE_ID_TTL_MS;
-    const deviceId = fresh ? await route.send((client) => client.getDeviceId()) : current.deviceId;
+    const deviceId = fresh
+      ? await route.send('deviceId', (client) => client.getDeviceId())
+      : current.deviceId;
     const deviceIdAt = fresh ? Date.now() : current.deviceIdAt;
     let outcome: Awaited<ReturnType<PlatformClient['login']>>;
     try {
-      outcome = await route.send((client) => client.login({ ...credentials, deviceId }));
+      outcome = await route.send('login', (client) => client.login({ ...credentials, deviceId }));
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       if (error.kind === 'invalid_credentials')

@@ -13,12 +13,25 @@ export const GatewayEnv = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'pino level' },
   ),
-  HOST: Type.String({ default: '127.0.0.1', description: 'API bind address' }),
+  LOG_PRETTY: Type.Boolean({
+    default: false,
+    description: 'true: log lines as text for people (pino-pretty, development); false: JSON lines',
+  }),
+  HOST: Type.String({
+    default: '127.0.0.1',
+    description: 'bind address of the API, and of METRICS_PORT in the other processes',
+  }),
   PORT: Int(3000, 'API port', 0, 65_535),
   PUBLIC_URL: Type.Optional(
     Type.String({ description: 'base URL used in job status links; default from the request' }),
   ),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379' }),
+  REDIS_CLUSTER_NODES: Type.Optional(
+    Type.String({
+      description:
+        'comma-separated seeds of a Redis Cluster (host:port, or redis://user:password@host:port for all nodes); set: REDIS_URL is not used',
+    }),
+  ),
   REDIS_PREFIX: Type.String({
     default: 'cg',
     pattern: '^[A-Za-z0-9_-]+$',
@@ -72,6 +85,42 @@ export const GatewayEnv = Type.Object({
   ),
   GATEWAY_BOOTSTRAP_TENANT: Type.String({ default: 'default' }),
   API_KEY_CACHE_MS: Int(5_000, 'how long the API trusts a key it looked up (a revoked key works this long)'),
+  API_KEY_RPM_DEFAULT: Int(
+    600,
+    'requests a minute an API key may make (sliding 60 s window, across all API processes) when made without --rpm, and for keys made before limits existed; 0 = unlimited',
+  ),
+  AUTH_FAILURE_THRESHOLD: Int(
+    10,
+    'failed authentications one source address may make within AUTH_FAILURE_WINDOW_MS before its further failures are slowed',
+    1,
+  ),
+  AUTH_FAILURE_WINDOW_MS: Int(
+    60_000,
+    'the window failed authentications are counted in, per source address',
+    1_000,
+  ),
+  AUTH_FAILURE_MAX_DELAY_MS: Int(
+    5_000,
+    'the longest a failed authentication past the threshold waits before its 401 (the wait doubles per failure from 250 ms)',
+  ),
+  HEADERS_TIMEOUT_MS: Int(
+    15_000,
+    'a request whose line and headers have not all arrived this long is closed (408)',
+    1_000,
+  ),
+  BODY_IDLE_TIMEOUT_MS: Int(
+    15_000,
+    'a request body from which no byte arrives this long is closed (408); a slow but moving upload is not',
+    1_000,
+  ),
+  REQUEST_TIMEOUT_MS: Int(
+    900_000,
+    'the longest a whole request (headers and body, e.g. a media upload) may take to arrive; 0 = no bound',
+  ),
+  READY_DRAIN_MS: Int(
+    0,
+    'SIGTERM: how long the API keeps serving with /readyz at 503 before it stops taking connections (let load balancers see it)',
+  ),
   ACCOUNT_CACHE_MS: Int(5_000, 'how long the API trusts that an account it looked up is connected'),
   SYNC_WAIT_MS: Int(25_000, 'how long a request waits for its job before answering 202'),
   JOB_RETENTION_SECONDS: Int(86_400, 'finished jobs stay readable at /jobs/{id} this long', 60),
@@ -82,7 +131,11 @@ export const GatewayEnv = Type.Object({
     10_000,
     'SIGTERM: how long in-flight jobs (worker) and synchronous waits (API, then 202) may take to finish',
   ),
-  WORKER_LOCK_MS: Int(30_000, 'a job whose worker stops renewing its lock this long is taken over', 1_000),
+  WORKER_LOCK_MS: Int(
+    4_000,
+    'a job whose worker stops renewing its lock this long is taken over by another (a killed worker: within about 1.5 × this)',
+    1_000,
+  ),
   ACCOUNT_CONCURRENCY: Int(2, 'platform calls in flight per connected account, across all workers', 1),
   ACCOUNT_RATE_PER_MINUTE: Int(300, 'platform calls started per account per minute, evenly spaced', 1),
   MEDIA_STATS_GAP_MS: Int(60_000, 'least time between two chat media-stats calls of one account'),
@@ -142,6 +195,23 @@ export const GatewayEnv = Type.Object({
     1_000,
   ),
   LISTENER_PING_MS: Int(20_000, 'keepalive ping interval of a realtime connection', 100),
+  METRICS_ENABLED: Type.Boolean({
+    default: true,
+    description: 'false: no metrics at all (no /metrics, no METRICS_PORT, nothing measured)',
+  }),
+  METRICS_PORT: Int(
+    0,
+    'worker, listener and webhooks processes: port of their own GET /metrics (0 = none); the API serves /metrics on PORT',
+    0,
+    65_535,
+  ),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description:
+        'set: GET /metrics asks for it as a bearer token (Authorization: Bearer …), API and METRICS_PORT',
+    }),
+  ),
 });
 export type GatewayConfig = Static<typeof GatewayEnv>;
 

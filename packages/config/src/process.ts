@@ -22,7 +22,7 @@ export async function runProcess(
   loadDotEnv();
   const { running, logger } = await startOrExit(name, async () => {
     const config = loadGatewayConfig(process.env);
-    const logger = createLogger({ level: config.LOG_LEVEL, name });
+    const logger = createLogger({ level: config.LOG_LEVEL, name, pretty: config.LOG_PRETTY });
     return { running: await create(config, logger), logger };
   });
   running.start();

@@ -20,7 +20,7 @@ export { eventId, isEndpointId } from './ids';
 export { type EventKeys, eventKeys, WEBHOOKS_QUEUE } from './keys';
 export { type EventPage, isEventCursor, type PublishInput, type PublishResult } from './log';
 export { SIGNATURE_TOLERANCE_S, signatureHeader, verifyWebhook, webhookHeaders } from './signing';
-export { type DeliveryWorker, startDeliveryWorker } from './worker';
+export { type DeliveryObserver, type DeliveryWorker, startDeliveryWorker } from './worker';
 
 /** The webhook and event-log settings (packages/config `webhookSettings`). */
 export interface WebhookSettings {

@@ -24,6 +24,14 @@ return 0
 /** How long a delivery whose endpoint is busy waits before it looks again (plus jitter). */
 const BUSY_DELAY_MS = 200;
 
+/** What the webhooks process's metrics learn of deliveries (plain callbacks: no metrics library here). */
+export interface DeliveryObserver {
+  /** A delivery's first attempt is being sent, `waitedMs` after it was queued. */
+  started?(waitedMs: number): void;
+  /** An attempt ended: delivered, failed and retried later, or failed for good (given up, disabled). */
+  attempted?(status: DeliveryAttempt['status'], durationMs: number): void;
+}
+
 export interface DeliveryWorker {
   worker: Worker<DeliveryJob>;
   close(force?: boolean): Promise<void>;
@@ -42,6 +50,7 @@ export function startDeliveryWorker(
   events: Events,
   settings: WebhookSettings,
   log: { warn: (fields: object, message: string) => void },
+  observer?: DeliveryObserver,
 ): DeliveryWorker {
   const { keys, webhooks, deliveries } = events;
   const schedule = settings.retrySchedule;
@@ -72,6 +81,7 @@ export function startDeliveryWorker(
       await job.moveToDelayed(now + BUSY_DELAY_MS + Math.floor(Math.random() * BUSY_DELAY_MS), token);
       throw new DelayedError();
     }
+    if (job.attemptsMade === 0) observer?.started?.(now - job.timestamp);
     const result = await postWebhook(
       target.endpoint.url,
       record.body,
@@ -101,6 +111,7 @@ export function startDeliveryWorker(
       at: new Date(now).toISOString(),
       response: result.response,
     };
+    observer?.attempted?.(attempt.status, result.durationMs);
     const endpointKey = keys.endpoint(tenantId, endpointId);
     // The endpoint may have been removed meanwhile: nothing of it is written again.
     if ((await redis.exists(endpointKey)) === 0) return 'dropped';

@@ -8,6 +8,7 @@ import {
   endpoints,
 } from './endpoints';
 import { type CallName, classify, type Failure, networkPhase, PlatformError } from './errors';
+import { type CallReport, observed } from './outcome';
 import { ClientTimestamp, clientCheck, sessionIdFromToken } from './signing';
 
 /**
@@ -65,6 +66,12 @@ export interface PlatformClientOptions {
   maxResponseBytes?: number;
   /** Most sockets open to the platform at once; more requests wait in the pool. @defaultValue 256 */
   connections?: number;
+  /**
+   * Told of every request sent, endpoint calls and file transfers alike: its name, what it came to
+   * and how long it took (the gateway's metrics). Never its path, parameters or body. Keeps the
+   * client free of any metrics library; must be cheap, and what it throws is ignored.
+   */
+  onCall?: (report: CallReport) => void;
 }
 
 /** The session object of a successful login (the gateway's "Connection session"). */
@@ -308,19 +315,31 @@ export class PlatformClient {
       this.#proxy === null
         ? directDispatcher(this.#options, undefined)
         : proxyDispatcher(this.#proxy, this.#options, undefined);
+    const transfers = this.#transfers;
     const target = new URL(url);
-    try {
-      return await this.#transfers.request({
-        ...request,
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-      });
-    } catch (err) {
-      throw this.#failure(name, def, err);
-    }
+    const send = async () => {
+      try {
+        return await transfers.request({
+          ...request,
+          origin: target.origin,
+          path: `${target.pathname}${target.search}`,
+        });
+      } catch (err) {
+        throw this.#failure(name, def, err);
+      }
+    };
+    const { onCall } = this.#options;
+    return onCall === undefined ? send() : observed(name, onCall, send, (res) => res.statusCode);
   }
 
-  async #send(name: EndpointName, args: CallArgs, signer: Signer | undefined): Promise<unknown> {
+  /** `#exchange`, told to `onCall` when there is one. */
+  #send(name: EndpointName, args: CallArgs, signer: Signer | undefined): Promise<unknown> {
+    const { onCall } = this.#options;
+    const send = () => this.#exchange(name, args, signer);
+    return onCall === undefined ? send() : observed(name, onCall, send);
+  }
+
+  async #exchange(name: EndpointName, args: CallArgs, signer: Signer | undefined): Promise<unknown> {
     const def: EndpointDef = endpoints[name];
     const pathname = API_PREFIX + fillPath(def.path, args.params ?? {});
     const headers: Record<string, string> = {

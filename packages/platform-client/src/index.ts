@@ -29,6 +29,7 @@ export {
   parseRetryAfter,
   type Retry,
 } from './errors';
+export { type CallOutcome, type CallReport, failureOutcome, statusOutcome } from './outcome';
 export {
   ClientTimestamp,
   type ClientTimestampOptions,

@@ -4,11 +4,13 @@ import {
   decideFailure,
   type FailureDecision,
   jobCancelled,
+  notSentLockLost,
   notSentStopping,
   outcomeUnknown,
 } from './failure';
 import type { Gate } from './gate';
 import type { WriteLedger } from './ledger';
+import { observeDecision, type RunObserver } from './observer';
 import type { JobPayload, QueuedData, StoredOutcome } from './payload';
 import type { WorkerLanes } from './worker-lanes';
 
@@ -36,7 +38,9 @@ export interface Runner {
   stopping(): boolean;
   onError?: (error: Error) => void;
   /** A request of a batch failed for good (a job of its own shows as a failed BullMQ job instead). */
-  onRequestFailed?: (jobId: string, op: string, reason: string) => void;
+  onRequestFailed?: (jobId: string, op: string, reason: string, requestId?: string) => void;
+  /** Told of starts, retries, outcome-unknown writes and 429 pauses (the worker's metrics). */
+  observer?: RunObserver;
 }
 
 /** One attempt of one request: a job of its own (worker.ts), or a request of a batch (batch.ts). */
@@ -46,10 +50,14 @@ export interface Request {
   lane: string | undefined;
   /** Names this attempt in the write ledger (its BullMQ lock token). */
   attemptToken: string;
+  /** The job's BullMQ lock token, when it holds one: a write is marked only while the lock is this. */
+  lockToken?: string;
   /** A request of a batch: only reads travel in batches. */
   batched: boolean;
   /** Another attempt may follow this one. */
   attemptsLeft: boolean;
+  /** No attempt of the request ran before this one: its start is its queue wait's end (metrics). */
+  firstAttempt?: boolean;
 }
 
 /** A failure now fails the job for good: BullMQ will not run it again. */
@@ -119,21 +127,33 @@ export async function attempt(request: Request, gate: Gate, runner: Runner): Pro
       },
       runner.onError,
     );
+    observeDecision(runner.observer, payload.op, decision);
     return { ok: false, error, decision };
   }
 }
 
 /** Just before each platform call of the request. */
 async function beforeCall(request: Request, write: boolean, gate: Gate, runner: Runner): Promise<void> {
-  const { jobId, payload, lane } = request;
+  const { payload, lane } = request;
   // Only reads are batched (see `canBatch`); a write here would escape the write ledger.
   if (request.batched && write)
     throw new GatewayError('INTERNAL', `operation ${payload.op} wrote from a batch`);
   if (runner.stopping()) throw notSentStopping();
   await gate.pass();
-  if (write && !(await runner.ledger.markSent(jobId, request.attemptToken))) throw outcomeUnknown();
+  if (gate.calls === 1 && request.firstAttempt) runner.observer?.started?.(Date.now() - payload.at);
+  if (write) await markWrite(request, runner);
   // A repeated call of a gapped job (after a re-login) restarts the gap from itself.
   if (payload.gapped === true && gate.calls > 1 && lane !== undefined) await runner.lanes.touch(lane);
+}
+
+/**
+ * The write-ahead mark before a write leaves. Another attempt's mark: that attempt may have sent it
+ * (outcome unknown). The job's lock lost: another attempt may run it now, so this one sends nothing.
+ */
+async function markWrite(request: Request, runner: Runner): Promise<void> {
+  const marked = await runner.ledger.markSent(request.jobId, request.attemptToken, request.lockToken);
+  if (marked === 'other') throw outcomeUnknown();
+  if (marked === 'lockLost') throw notSentLockLost();
 }
 
 /**

@@ -184,6 +184,7 @@ async function runItem(
     batched: true,
     // Its first attempt: moved out, it has the batch's others.
     attemptsLeft: (batch.opts.attempts ?? 1) > 1,
+    firstAttempt: batch.attemptsStarted <= 1,
   };
   return attemptAndCarryOut(request, gate, runner, lastAttempt(batch), (decision, error) =>
     carryOutItem(decision, error, { batch, item, request, gate }, runner),
@@ -210,7 +211,7 @@ async function carryOutItem(
     case 'fail': {
       await pauseAndUnmark(decision, request, runner);
       const failed = decision.failure.toWire();
-      runner.onRequestFailed?.(item.id, item.payload.op, failed);
+      runner.onRequestFailed?.(item.id, item.payload.op, failed, item.payload.requestId);
       return { failed };
     }
   }

@@ -51,6 +51,19 @@ export function notSentStopping(): RetryableError {
   );
 }
 
+/**
+ * A write an attempt did not send because it no longer held its job's lock (it lapsed): BullMQ's
+ * stalled-job check runs the job again, and this attempt's outcome is not kept.
+ */
+export function notSentLockLost(): RetryableError {
+  return new RetryableError(
+    new GatewayError(
+      'SERVICE_UNAVAILABLE',
+      'the worker lost its lock on the job before sending this write; it runs again',
+    ),
+  );
+}
+
 /** Anything that is not the gateway's own error is INTERNAL to the caller; `report` logs it. */
 export function failureOf(error: unknown, report?: (error: Error) => void): GatewayError {
   if (error instanceof GatewayError) return error;

@@ -16,6 +16,7 @@ export const OPERATIONS_QUEUE = 'operations';
  * | -------------------------------- | ------ | --------------------------------------------------------- |
  * | `{p:q}:operations:…`             | (many) | BullMQ (`jobPrefix`): `<id>` a job's hash, `<id>:lock`, `delayed`, `failed`, … |
  * | `{p:q}:lanes`                    | ZSET   | lanes: the sweeper's index (lane → when to look at it)     |
+ * | `{p:q}:paused`                   | ZSET   | stats.ts: lanes a platform 429 paused → until when (ms)    |
  * | `{p:q}:lane:<lane>:<part>`       |        | lanes: one lane's keys, `LaneKeys`                         |
  * | `{p:q}:sent:<jobId>`             | STRING | write ledger: a write's write-ahead mark                   |
  * | `{p:q}:cancel:<jobId>`           | STRING | cancel.lua: a request its caller cancelled                 |
@@ -33,12 +34,16 @@ export interface QueueKeys {
   jobPrefix: string;
   /** BullMQ's hash of a job: `{p:q}:operations:<jobId>`. */
   job(jobId: string): string;
+  /** BullMQ's lock of a running job (its value the attempt's token): `{p:q}:operations:<jobId>:lock`. */
+  lock(jobId: string): string;
   /** BullMQ's delayed set: job id → start time (ms) × 0x1000. */
   delayed: string;
   /** BullMQ's set of the jobs that failed for good. */
   failed: string;
   /** The sweeper's index: lane → when it should look at the lane (crash recovery). */
   lanes: string;
+  /** Lanes a platform 429 paused → until when (ms), for the metrics (stats.ts `PausedLanes`). */
+  pausedLanes: string;
   /** One lane's keys. */
   lane(lane: string): LaneKeys;
   /** A write's write-ahead mark, `{p:q}:sent:<jobId>` (ledger.ts). */
@@ -84,9 +89,11 @@ export function queueKeys(prefix: string): QueueKeys {
     callbacks: `${tag}:callbacks`,
     jobPrefix,
     job: (jobId) => `${jobPrefix}${jobId}`,
+    lock: (jobId) => `${jobPrefix}${jobId}:lock`,
     delayed: `${jobPrefix}delayed`,
     failed: `${jobPrefix}failed`,
     lanes: `${tag}:lanes`,
+    pausedLanes: `${tag}:paused`,
     lane: (lane) => laneKeys(`${tag}:lane:${lane}:`),
     sent: (jobId) => `${sentPrefix}${jobId}`,
     sentPrefix,

@@ -2,24 +2,66 @@ import type { Redis } from 'ioredis';
 import type { QueueKeys } from './keys';
 
 /**
+ * Marks a write: KEYS[1] the mark, KEYS[2] the job's BullMQ lock (or none); ARGV[1] the attempt's
+ * token, ARGV[2] the mark's lifetime (s), ARGV[3] the lock token the attempt holds. Returns 1 when
+ * the mark is the attempt's (new, or already its own), 0 when another attempt's, -1 when the attempt
+ * no longer holds the job's lock: its lock lapsed (an event loop stalled past it, a partition), so
+ * the stalled-job check may have handed the job to another worker, or will: this attempt must not
+ * send.
+ */
+const MARK_SCRIPT = `
+if KEYS[2] and redis.call('GET', KEYS[2]) ~= ARGV[3] then return -1 end
+local owner = redis.call('GET', KEYS[1])
+if not owner then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return 1
+end
+if owner == ARGV[1] then return 1 end
+return 0
+`;
+
+/** What marking a write came to: `mine` (send it), `other` (another attempt's: outcome unknown), `lockLost`. */
+export type Marked = 'mine' | 'other' | 'lockLost';
+
+type LedgerRedis = Redis & { ledger_mark(...args: (string | number)[]): Promise<number> };
+
+/**
  * Write-ahead marks for writes. An attempt marks its job with its own lock token just before a write
  * request leaves, and the mark is cleared only when the platform provably did not apply the write
  * (refused connection, 429, 503). A job that starts and finds a mark left by another attempt (a worker
  * killed, a lock lost): that write may be on the platform, so it is not sent again. Marking is
- * set-if-absent, so two attempts of one job racing after a lost lock cannot both send.
+ * set-if-absent and checks the job's BullMQ lock in the same script, so two attempts of one job (one
+ * whose lock lapsed, one the stalled-job check started) never both send: the first to mark owns the
+ * write, and an attempt without its lock does not mark at all.
  */
 export class WriteLedger {
+  private readonly redis: LedgerRedis;
+
   constructor(
-    private readonly redis: Redis,
-    /** A job's mark is `keys.sent(jobId)`. */
+    redis: Redis,
+    /** A job's mark is `keys.sent(jobId)`, its lock `keys.lock(jobId)`. */
     private readonly keys: QueueKeys,
     private readonly ttlSeconds: number,
-  ) {}
+  ) {
+    if (!('ledger_mark' in redis)) redis.defineCommand('ledger_mark', { lua: MARK_SCRIPT });
+    this.redis = redis as LedgerRedis;
+  }
 
-  /** True when this attempt owns the mark (new, or already its own); false: another attempt's. */
-  async markSent(jobId: string, attempt: string): Promise<boolean> {
-    const set = await this.redis.set(this.keys.sent(jobId), attempt, 'EX', this.ttlSeconds, 'NX');
-    return set === 'OK' || (await this.redis.get(this.keys.sent(jobId))) === attempt;
+  /**
+   * Marks the write for this attempt. `lockToken`: the job's BullMQ lock token, checked in the same
+   * step (none: a job run without a lock, nothing to check).
+   */
+  async markSent(jobId: string, attempt: string, lockToken?: string): Promise<Marked> {
+    const keys =
+      lockToken === undefined ? [this.keys.sent(jobId)] : [this.keys.sent(jobId), this.keys.lock(jobId)];
+    const marked = await this.redis.ledger_mark(
+      keys.length,
+      ...keys,
+      attempt,
+      this.ttlSeconds,
+      lockToken ?? '',
+    );
+    return marked === 1 ? 'mine' : marked === 0 ? 'other' : 'lockLost';
   }
 
   /** A mark left by another attempt. */

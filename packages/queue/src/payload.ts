@@ -36,6 +36,12 @@ export interface JobPayload {
   dedupe?: string;
   /** Attempts this request already had in a batch before it became a job of its own. */
   priorAttempts?: number;
+  /**
+   * The API request that queued the job (its `X-Request-Id`), carried so that every log line about
+   * the job names it; not a secret. A request answered by another's job (the same read while it is
+   * unfinished, or an `Idempotency-Key` replay) shares that job's, the first request's.
+   */
+  requestId?: string;
 }
 
 /** What a finished job returns: the envelope's parts, or the same sealed. */

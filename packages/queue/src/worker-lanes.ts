@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { Coalescer } from './coalesce';
 import type { AccountLanes, Claim, ClaimRequest, ReleaseRequest, Wake } from './lanes';
+import type { PausedLanes } from './stats';
 import { wakeJobs } from './wake';
 
 /** Lanes a sweep looks at per round. */
@@ -21,6 +22,8 @@ export class WorkerLanes {
     /** The queue whose jobs are woken. */
     private readonly queue: Queue,
     private readonly onError?: (error: Error) => void,
+    /** Where pauses are noted for the metrics (stats.ts). */
+    private readonly paused?: PausedLanes,
   ) {
     this.releases = new Coalescer(async (done) => this.wake(await lanes.release(done)));
   }
@@ -54,6 +57,8 @@ export class WorkerLanes {
 
   /** The platform rate-limited the account: nothing of its lane starts for `forMs`. */
   pause(lane: string, forMs: number): Promise<void> {
+    // Best effort, beside the pause: only the metrics read it.
+    this.paused?.note(lane, forMs).catch((error: unknown) => this.onError?.(error as Error));
     return this.lanes.pause(lane, forMs);
   }
 

@@ -14,6 +14,7 @@ import { Gate } from './gate';
 import { OPERATIONS_QUEUE, queueKeys } from './keys';
 import { AccountLanes, type LaneSettings } from './lanes';
 import { WriteLedger } from './ledger';
+import type { RunObserver } from './observer';
 import {
   type BatchOutcome,
   type BatchPayload,
@@ -22,6 +23,7 @@ import {
   type QueuedData,
   type StoredOutcome,
 } from './payload';
+import { PausedLanes } from './stats';
 import { PARK_MS } from './wake';
 import { WorkerLanes } from './worker-lanes';
 
@@ -40,7 +42,9 @@ export interface WorkerOptions {
   lockMs: number;
   onError?: (error: Error) => void;
   /** A request of a batch failed for good (a job of its own shows as a failed BullMQ job instead). */
-  onRequestFailed?: (jobId: string, op: string, reason: string) => void;
+  onRequestFailed?: (jobId: string, op: string, reason: string, requestId?: string) => void;
+  /** Told of starts, retries, outcome-unknown writes and 429 pauses (the worker's metrics). */
+  observer?: RunObserver;
 }
 
 export interface OperationsWorker {
@@ -75,7 +79,12 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     prefix: keys.bullmqPrefix,
   });
   queue.on('error', () => undefined); // Redis away: reported once by the process (`watchRedis`)
-  const lanes = new WorkerLanes(new AccountLanes(options.redis, keys, options.lanes), queue, options.onError);
+  const lanes = new WorkerLanes(
+    new AccountLanes(options.redis, keys, options.lanes),
+    queue,
+    options.onError,
+    new PausedLanes(options.redis, keys),
+  );
   /** Set by a forced close: no call leaves any more; the jobs are retried elsewhere. */
   let stopping = false;
   const runner: Runner = {
@@ -87,8 +96,10 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
     stopping: () => stopping,
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.onRequestFailed ? { onRequestFailed: options.onRequestFailed } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   };
   const worker = bullmqWorker(runner, keys.bullmqPrefix, options);
+  worker.on('failed', (job, error) => releaseStalledOut(job, error, lanes));
   let sweeper: NodeJS.Timeout | undefined;
   return {
     worker,
@@ -110,6 +121,46 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   };
 }
 
+/**
+ * BullMQ's lock settings from `lockMs` (WORKER_LOCK_MS). A worker renews the locks of all its running
+ * jobs in one call every quarter of it, so an event loop held up for less than three quarters of it
+ * keeps them. Every worker's stalled-job check, every half of it, marks the running jobs and, at the
+ * next check, takes back those whose lock lapsed meanwhile: a killed worker's jobs run again on
+ * another within about 1.5 × lockMs (6 s at the default 4 s). A job taken back twice (it crashed two
+ * workers) fails for good. A lock lost while the worker lives means its write is not sent (the write
+ * ledger checks the lock when it marks).
+ */
+export function lockTimings(lockMs: number) {
+  return {
+    lockDuration: lockMs,
+    lockRenewTime: Math.max(250, Math.floor(lockMs / 4)),
+    stalledInterval: Math.max(500, Math.floor(lockMs / 2)),
+    maxStalledCount: 1,
+  };
+}
+
+/** BullMQ's own reason for failing a job taken back from dead workers too often. */
+const STALLED_OUT = 'job stalled more than allowable limit';
+
+/**
+ * BullMQ fails a job that stalled too often without running it, so no release gives its slot back:
+ * it is given back here, at once, instead of when its lease runs out. A batch is left to its lease
+ * (its requests that moved out hold slots of their own under the same ids).
+ */
+function releaseStalledOut(job: Job<QueuedData> | undefined, error: Error, lanes: WorkerLanes): void {
+  if (job?.id === undefined || error.message !== STALLED_OUT || isBatch(job.data)) return;
+  const payload = job.data;
+  const lane = laneOf(payload);
+  if (lane === undefined) return;
+  void lanes.release({
+    lane,
+    jobId: job.id,
+    final: true,
+    ...(payload.dedupe === undefined ? {} : { dedupeKey: payload.dedupe }),
+    ...(payload.gapped === true ? { gapped: true } : {}),
+  });
+}
+
 /** BullMQ's worker of the queue: a batch job to `runBatch`, any other to `runJob`; not started. */
 function bullmqWorker(
   runner: Runner,
@@ -126,8 +177,7 @@ function bullmqWorker(
       connection: options.redis,
       prefix,
       concurrency: options.concurrency,
-      lockDuration: options.lockMs,
-      stalledInterval: options.lockMs,
+      ...lockTimings(options.lockMs),
       autorun: false,
       settings: {
         // A request moved out of a batch counts the attempts it had there (`priorAttempts`).
@@ -154,8 +204,12 @@ async function runJob(
     payload: job.data,
     lane: laneOf(job.data),
     attemptToken: token ?? `${jobId}:${job.attemptsStarted}`,
+    ...(token === undefined ? {} : { lockToken: token }),
     batched: false,
     attemptsLeft: !lastAttempt(job),
+    // Waits for its lane cost no attempt (`DelayedError`); a request moved out of a batch to be
+    // retried has `priorAttempts`.
+    firstAttempt: job.attemptsMade === 0 && job.data.priorAttempts === undefined,
   };
   const gate = gateOf(request, runner);
   return attemptAndCarryOut(request, gate, runner, lastAttempt(job), (decision, error) =>

@@ -66,12 +66,40 @@ describe('cancelling a waiting request', () => {
     expect(await add('next')).toEqual({ kind: 'ok', delayMs: undefined });
     expect(await redis.zrange(key.run, 0, -1)).toEqual(['paced']);
 
+    const pacedAt = Number(await redis.zscore(key.run, 'paced'));
+    const nextBefore = Number(await redis.hget(key.state, 'next'));
     const done = await cancel('paced');
     expect(done.kind === 'cancelled' && done.wakes.map((w) => w.jobId)).toEqual(['paced', 'next']);
-    // The pacing the cancelled grant took stays: the next one starts an interval after it would have.
-    expect(done.kind === 'cancelled' && done.wakes[1]?.delayMs).toBeGreaterThan(5_000);
+    // The slot goes with the start it was granted for: the next one starts when the cancelled one
+    // would have (not an interval after it), and the rate's clock does not move.
+    expect(await redis.zscore(key.run, 'next')).toBe(String(pacedAt));
+    expect(done.kind === 'cancelled' && done.wakes[1]?.delayMs).toBeLessThanOrEqual(5_000);
+    expect(Number(await redis.hget(key.state, 'next'))).toBe(nextBefore);
     expect(await redis.zrange(key.run, 0, -1)).toEqual(['next']);
     expect(await claim('paced')).toBe('cancelled');
+  });
+
+  it('a cancelled backlog does not consume pacing: the next start stays within one interval', async () => {
+    const interval = 2_000;
+    const { lanes, name, key, add, claim, cancel } = lane({ concurrency: 2, intervalMs: interval });
+    await add('first');
+    expect(await claim('first')).toBe('run');
+    // The second is granted for an interval later (delayed); the rest wait in the list.
+    const backlog = Array.from({ length: 30 }, (_, i) => `b${i}`);
+    for (const id of backlog) await add(id);
+    const nextBefore = Number(await redis.hget(key.state, 'next'));
+    // Cancelled oldest first, as a caller walking its list does: each cancel of the job holding the
+    // paced slot hands the slot to the next one waiting, which is cancelled in turn.
+    for (const id of backlog) expect((await cancel(id)).kind).toBe('cancelled');
+    expect(await redis.exists(key.run)).toBe(1);
+    expect(await redis.zrange(key.run, 0, -1)).toEqual(['first']);
+    // 30 cancelled grants would have pushed `next` 30 intervals ahead; it has not moved (the last
+    // cancelled start, taken by nobody, even gave its interval back).
+    expect(Number(await redis.hget(key.state, 'next'))).toBe(nextBefore - interval);
+    await lanes.release([{ lane: name, jobId: 'first', final: true }]);
+    const after = await add('after');
+    expect(after?.kind).toBe('ok');
+    expect(after?.kind === 'ok' && after.delayMs).toBeLessThanOrEqual(interval);
   });
 
   it('refuses a job BullMQ has handed out or is about to, a request inside its batch, a write that was sent', async () => {

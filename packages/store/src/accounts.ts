@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { releaseHold } from './holds';
 import { isAccountId, newId, sha256 } from './ids';
 import type { StoreKeys } from './keys';
+import { scanKeys } from './redis';
 
 export type AccountStatus = 'connected' | 'reauth_required';
 
@@ -157,11 +158,14 @@ export class AccountStore {
    */
   async connected(accounts: readonly { tenantId: string; accountId: string }[]): Promise<boolean[]> {
     if (accounts.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const { tenantId, accountId } of accounts)
-      pipeline.hget(this.keys.account(tenantId, accountId), 'status');
-    const answers = (await pipeline.exec()) ?? [];
-    return accounts.map((_, n) => answers[n]?.[1] === 'connected');
+    // Sent together, not as one pipeline: on a Redis Cluster the tenants' records lie on several nodes,
+    // and a pipeline may only address one.
+    const statuses = await Promise.all(
+      accounts.map(({ tenantId, accountId }) =>
+        this.redis.hget(this.keys.account(tenantId, accountId), 'status'),
+      ),
+    );
+    return statuses.map((status) => status === 'connected');
   }
 
   /** The record and its platform session in one read (what the worker needs for each job). */
@@ -201,14 +205,9 @@ export class AccountStore {
     const pattern = this.keys.tenantAccounts('*');
     const [head = '', tail = ''] = this.keys.tenantAccounts('\u0000').split('\u0000');
     const found = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys)
-        if (key.startsWith(head) && key.endsWith(tail))
-          found.add(key.slice(head.length, key.length - tail.length));
-    } while (cursor !== '0');
+    for (const key of await scanKeys(this.redis, pattern))
+      if (key.startsWith(head) && key.endsWith(tail))
+        found.add(key.slice(head.length, key.length - tail.length));
     return [...found];
   }
 

@@ -7,6 +7,11 @@ export interface ApiKeyInfo {
   tenantId: string;
   label: string;
   createdAt: number;
+  /**
+   * Requests a minute the key may make; 0 = unlimited. Absent on keys made without one (before
+   * limits existed, the bootstrap key): the API's `API_KEY_RPM_DEFAULT` applies to them.
+   */
+  rpm?: number;
 }
 
 export const TENANT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -21,9 +26,10 @@ export class ApiKeyStore {
     private readonly keys: StoreKeys,
   ) {}
 
-  async create(tenantId: string, label = ''): Promise<{ key: string; info: ApiKeyInfo }> {
+  /** A new key; `rpm` (requests a minute, 0 = unlimited) is stored with it, else the default applies. */
+  async create(tenantId: string, label = '', rpm?: number): Promise<{ key: string; info: ApiKeyInfo }> {
     const key = `cgk_${randomId(32)}`;
-    return { key, info: await this.insert(key, tenantId, label) };
+    return { key, info: await this.insert(key, tenantId, label, rpm) };
   }
 
   /** Registers a key chosen outside (the bootstrap key of a deployment); idempotent. */
@@ -69,13 +75,25 @@ export class ApiKeyStore {
     return toInfo(await this.redis.hgetall(recordKey));
   }
 
-  private async insert(key: string, tenantId: string, label: string): Promise<ApiKeyInfo> {
+  private async insert(key: string, tenantId: string, label: string, rpm?: number): Promise<ApiKeyInfo> {
     if (!TENANT_PATTERN.test(tenantId)) throw new Error('tenant must be 1-64 characters of [A-Za-z0-9_-]');
-    const info: ApiKeyInfo = { keyId: newId('key'), tenantId, label, createdAt: Date.now() };
+    if (rpm !== undefined && !(Number.isSafeInteger(rpm) && rpm >= 0))
+      throw new Error('rpm must be a whole number of requests a minute, 0 for unlimited');
+    const info: ApiKeyInfo = {
+      keyId: newId('key'),
+      tenantId,
+      label,
+      createdAt: Date.now(),
+      ...(rpm === undefined ? {} : { rpm }),
+    };
     const hash = sha256(key);
     await this.redis
       .multi()
-      .hset(this.keys.apiKey(hash), { ...info, createdAt: String(info.createdAt) })
+      .hset(this.keys.apiKey(hash), {
+        ...info,
+        createdAt: String(info.createdAt),
+        ...(rpm === undefined ? {} : { rpm: String(rpm) }),
+      })
       .hset(this.keys.apiKeyIndex(), info.keyId, hash)
       .exec();
     return info;
@@ -89,5 +107,6 @@ function toInfo(record: Record<string, string>): ApiKeyInfo | null {
     tenantId: record.tenantId,
     label: record.label ?? '',
     createdAt: Number(record.createdAt),
+    ...(record.rpm === undefined ? {} : { rpm: Number(record.rpm) }),
   };
 }

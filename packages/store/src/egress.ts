@@ -34,13 +34,10 @@ export class EgressStore {
   /** For each proxy, how long it stays down (ms; 0 when up). */
   async downFor(proxyIds: readonly string[]): Promise<number[]> {
     if (proxyIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of proxyIds) pipeline.pttl(this.keys.egressDown(id));
-    const answers = (await pipeline.exec()) ?? [];
-    return answers.map(([error, ttl]) => {
-      if (error) throw error;
-      return Math.max(0, Number(ttl));
-    });
+    // Sent together, not as one pipeline: each proxy's key has a hash tag (a Cluster slot) of its own,
+    // and a pipeline may only address one Cluster node.
+    const ttls = await Promise.all(proxyIds.map((id) => this.redis.pttl(this.keys.egressDown(id))));
+    return ttls.map((ttl) => Math.max(0, ttl));
   }
 
   /** How many accounts leave through each proxy (kept by `AccountStore`). */

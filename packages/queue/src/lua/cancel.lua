@@ -4,8 +4,9 @@
   (parked in a wait list, on a media-stats timed wake, granted a slot for a later start by pacing or
   a 429 pause, in a retry's backoff). A job BullMQ has handed out or is about to (waiting, active,
   a stalled one whose worker died), a request still inside its batch and a write with a write-ahead
-  mark are refused. The job leaves its lane (`leave`: a granted slot goes to the next one waiting)
-  and is marked, so that its claim, whenever BullMQ hands it out, fails it without a platform call
+  mark are refused. The job leaves its lane (`leave`: a granted slot goes to the next one waiting,
+  with the start it was granted for, so that a cancelled backlog costs the lane no pacing) and is
+  marked, so that its claim, whenever BullMQ hands it out, fails it without a platform call
   (a `requeue` after a park wakes it for that); the caller wakes it at once. The one lane script
   that writes outside its lane's keys (the mark).
 
@@ -32,4 +33,7 @@ if not jobIn(BULLMQ_DELAYED, id) or marked(sentKey) then
   return { 'refused' }
 end
 rcall('SET', cancelKey, now, 'EX', ttl)
-return concat({ { 'cancelled', id, 0 }, leave(lane, id, dedupeKey, gappedArg(ARGV[11])) })
+-- A grant for a later start (pacing) hands that start on; its lease is the start plus `lease`.
+local held = rcall('ZSCORE', lane.run, id)
+local from = held and tonumber(held) - lease or nil
+return concat({ { 'cancelled', id, 0 }, leave(lane, id, dedupeKey, gappedArg(ARGV[11]), from) })

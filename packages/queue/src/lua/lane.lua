@@ -107,7 +107,8 @@ end
 -- indexes the lane), so admit's fast path leaves it out.
 local function grant(lane, id, start, st, gapped, index)
   rcall('ZADD', lane.run, start + lease, id)
-  st.next = start + interval
+  -- A start handed over from a cancelled grant (`dispatch`'s `from`) is behind `next`, which stays.
+  st.next = math.max(st.next, start + interval)
   rcall('HSET', lane.state, 'next', st.next)
   expireLoginState(lane, st.next)
   if gapped then
@@ -143,7 +144,11 @@ end
 -- sets each job's BullMQ delay, so a job wakes exactly when it may start and never before. A gapped
 -- job whose gap is far off gets a slot-less timed wake instead of holding a slot idle.
 -- `self` (or nil) is the job being admitted, which BullMQ does not hold yet.
-local function dispatch(lane, self)
+-- `from` (or nil): the start a cancelled grant leaves behind (not passed, no pause over it). Pacing
+-- already spaced it from every other start, so the first job granted here takes it instead of
+-- `next`, and a cancelled job costs the lane no interval (`next` does not move; it goes back to
+-- `from` when nobody takes it and it was the latest grant).
+local function dispatch(lane, self, from)
   cleanup(lane)
   local out = {}
   local st = readState(lane)
@@ -161,16 +166,19 @@ local function dispatch(lane, self)
       table.insert(out, gapReady() - now)
     end
   end
+  if from and from < math.max(now, st.pause) then from = nil end
   while free > 0 do
-    local ready = math.max(now, st.next, st.pause)
+    local ready = from or math.max(now, st.next, st.pause)
     local pick, gapped, start = nil, false, ready
     local general = headOf(lane, lane.wait, self)
     local paced = nil
     if st.gwake == '' then paced = headOf(lane, lane.gwait, self) end
     if paced then
       local gapStart = math.max(ready, gapReady())
+      -- A handed-over start is taken exactly or not at all: a later one could come too close to the
+      -- start granted after it.
       if
-        gapStart <= ready + hold
+        gapStart <= ready + (from and 0 or hold)
         and (not general or num(rcall('ZSCORE', lane.jobs, paced)) <= num(rcall('ZSCORE', lane.jobs, general)))
       then
         pick, gapped, start = paced, true, gapStart
@@ -183,7 +191,10 @@ local function dispatch(lane, self)
     table.insert(out, pick)
     table.insert(out, start - now)
     free = free - 1
+    from = nil
   end
+  -- Nobody took the handed-over start, and it was the latest grant: the rate's clock goes back to it.
+  if from and st.next == from + interval then rcall('HSET', lane.state, 'next', from) end
   return out
 end
 
@@ -200,15 +211,15 @@ end
 
 -- Every trace of a job leaves its lane (a slot, its place in the backlog and in a wait list, the
 -- timed wake, its sharing key `dedupeKey` if it has one), and the lane dispatches. `gapped`: as
--- `unlist` takes it. Returns the wakes.
-local function leave(lane, id, dedupeKey, gapped)
+-- `unlist` takes it; `from`: as `dispatch` takes it. Returns the wakes.
+local function leave(lane, id, dedupeKey, gapped, from)
   rcall('ZREM', lane.run, id)
   unlist(lane, id, gapped)
   rcall('LREM', lane.wait, 0, id)
   rcall('LREM', lane.gwait, 0, id)
   if rcall('HGET', lane.state, 'gwake') == id then rcall('HDEL', lane.state, 'gwake', 'gwakeAt') end
   if dedupeKey and rcall('GET', dedupeKey) == id then rcall('DEL', dedupeKey) end
-  local out = dispatch(lane, nil)
+  local out = dispatch(lane, nil, from)
   settleIndex(lane)
   return out
 end

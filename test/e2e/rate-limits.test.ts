@@ -1,0 +1,223 @@
+import { ApiKeyStore, storeKeys } from '@cg/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/redis';
+import { eventually, spawnApp } from '../support/processes';
+import { gw, startStack, type TestStack } from '../support/stack';
+
+type Spawned = ReturnType<typeof spawnApp>;
+
+/** An API process of its own on `stack`'s Redis and prefix; `output` receives its log lines. */
+async function apiProcess(
+  stack: TestStack,
+  processes: Spawned[],
+  env: Record<string, string> = {},
+  output?: (text: string) => void,
+) {
+  const port = await freePort();
+  processes.push(spawnApp('api', { ...stack.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, output));
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(
+    async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined),
+    30_000,
+    'API process up',
+  );
+  return url;
+}
+
+async function killAll(processes: Spawned[]) {
+  for (const { child, exited } of processes) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+const accounts = (apiUrl: string, key: string) =>
+  fetch(`${apiUrl}/api/fansly/accounts`, { headers: { 'x-api-key': key } }).then(async (response) => ({
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as any,
+  }));
+
+const limitHeaders = (headers: Headers) => ({
+  limit: headers.get('x-ratelimit-limit'),
+  remaining: headers.get('x-ratelimit-remaining'),
+  reset: headers.get('x-ratelimit-reset'),
+});
+
+describe('per-key limits shared by two API processes', () => {
+  let stack: TestStack;
+  const processes: Spawned[] = [];
+  let urls: string[];
+  let apiKeys: ApiKeyStore;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false });
+    apiKeys = new ApiKeyStore(stack.redis, storeKeys(stack.prefix));
+    urls = await Promise.all([apiProcess(stack, processes), apiProcess(stack, processes)]);
+  }, 60_000);
+  afterAll(async () => {
+    await killAll(processes);
+    await stack?.stop();
+  });
+
+  it('lets 600 requests of a 600 a minute key through, across both, and refuses the 601st with 429', async () => {
+    const { key } = await apiKeys.create('t1', 'plan-600', 600);
+    const passed: { remaining: number; reset: number }[] = [];
+    // 600 requests, alternating between the processes, 20 at a time: a few seconds in all, well inside
+    // the sliding minute (no window boundary to straddle).
+    for (let batch = 0; batch < 30; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_unused, i) => accounts(urls[(batch * 20 + i) % 2] as string, key)),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        const headers = limitHeaders(answer.headers);
+        expect(headers.limit).toBe('600');
+        passed.push({ remaining: Number(headers.remaining), reset: Number(headers.reset) });
+      }
+    }
+    // Counted once each, atomically across both processes: every count from 599 down to 0 once.
+    expect(passed.map((p) => p.remaining).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 600 }, (_u, i) => i),
+    );
+    for (const { reset } of passed) {
+      expect(reset).toBeGreaterThanOrEqual(1);
+      expect(reset).toBeLessThanOrEqual(60);
+    }
+
+    for (const url of urls) {
+      const refused = await accounts(url, key);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({
+        statusCode: 429,
+        code: 'RATE_LIMITED',
+        error: 'Too Many Requests',
+      });
+      expect(refused.body.message).toContain('600 requests a minute');
+      const wait = Number(refused.headers.get('retry-after'));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(60);
+      expect(limitHeaders(refused.headers)).toEqual({ limit: '600', remaining: '0', reset: String(wait) });
+    }
+    // Another key of the same tenant has a limit of its own.
+    const other = await apiKeys.create('t1', 'other', 600);
+    expect((await accounts(urls[0] as string, other.key)).status).toBe(200);
+  });
+
+  it('does not count or limit a key created with rpm 0 (unlimited)', async () => {
+    const { key } = await apiKeys.create('t1', 'unlimited', 0);
+    const answer = await accounts(urls[1] as string, key);
+    expect(answer.status).toBe(200);
+    expect(limitHeaders(answer.headers)).toEqual({ limit: null, remaining: null, reset: null });
+  });
+});
+
+describe('the default limit', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack({ worker: false, env: { API_KEY_RPM_DEFAULT: '5' } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('holds keys stored without a limit (made before limits, the bootstrap key) to API_KEY_RPM_DEFAULT', async () => {
+    // The stack's keys are made without one.
+    expect(
+      (await new ApiKeyStore(stack.redis, storeKeys(stack.prefix)).resolve(stack.keys.t2))?.rpm,
+    ).toBeUndefined();
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const answer = await gw(stack, 'GET', '/accounts', { key: stack.keys.t2 });
+      statuses.push(answer.status);
+      expect(limitHeaders(answer.headers)).toMatchObject({ limit: '5', remaining: String(4 - i) });
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const refused = await gw(stack, 'GET', '/accounts', { key: stack.keys.t2 });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('puts the headers on every answer under the API prefix: errors and unknown paths too', async () => {
+    for (const [method, path, status] of [
+      ['GET', '/no-such-route', 404],
+      ['GET', '/accounts/by-ids', 400],
+      ['GET', '/jobs/job_nope', 404],
+    ] as const) {
+      const answer = await gw(stack, method, path, { key: stack.keys.t1 });
+      expect(answer.status, `${method} ${path}`).toBe(status);
+      expect(answer.headers.get('x-ratelimit-limit'), `${method} ${path}`).toBe('5');
+    }
+  });
+});
+
+describe('failed authentications', () => {
+  let stack: TestStack;
+  const processes: Spawned[] = [];
+  let url: string;
+  let log = '';
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false });
+    url = await apiProcess(
+      stack,
+      processes,
+      { AUTH_FAILURE_THRESHOLD: '3', AUTH_FAILURE_MAX_DELAY_MS: '2000' },
+      (text) => {
+        log += text;
+      },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await killAll(processes);
+    await stack?.stop();
+  });
+
+  const timed = async (key: string | undefined) => {
+    const started = Date.now();
+    const response = await fetch(`${url}/api/fansly/accounts`, {
+      headers: key === undefined ? {} : { 'x-api-key': key },
+    });
+    await response.text();
+    return { status: response.status, ms: Date.now() - started };
+  };
+
+  it('logs each with the key prefix and the address (never the key), and slows an address past the threshold; valid keys are not', async () => {
+    const wrong = `cgk_${'W'.repeat(32)}`;
+    const first = [await timed(wrong), await timed(wrong), await timed(undefined)];
+    expect(first.map((a) => a.status)).toEqual([401, 401, 401]);
+    for (const { ms } of first) expect(ms).toBeLessThan(1_000);
+
+    // Past 3 failures: 250 ms, 500 ms, 1 s, then 2 s (the cap) before each 401.
+    const slowed = [
+      await timed(wrong),
+      await timed(wrong),
+      await timed(wrong),
+      await timed(wrong),
+      await timed(wrong),
+    ];
+    expect(slowed.map((a) => a.status)).toEqual([401, 401, 401, 401, 401]);
+    expect(slowed[0]?.ms).toBeGreaterThanOrEqual(240);
+    expect(slowed[2]?.ms).toBeGreaterThanOrEqual(990);
+    expect(slowed[3]?.ms).toBeGreaterThanOrEqual(1_990);
+    expect(slowed[4]?.ms).toBeGreaterThanOrEqual(1_990);
+    expect(slowed[4]?.ms).toBeLessThan(3_500);
+
+    // The same address with a valid key: answered at once, the failures notwithstanding.
+    const valid = await timed(stack.keys.t1);
+    expect(valid.status).toBe(200);
+    expect(valid.ms).toBeLessThan(1_000);
+
+    await eventually(async () => (log.includes('"failures":3') ? true : undefined), 5_000, 'failure logged');
+    const lines = log.split('\n').filter((line) => line.includes('authentication failed'));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(
+      lines.some(
+        (line) => line.includes('"keyPrefix":"cgk_WWWW…"') && line.includes('"address":"127.0.0.1"'),
+      ),
+    ).toBe(true);
+    expect(lines.some((line) => line.includes('no API key'))).toBe(true);
+    expect(log).not.toContain(wrong);
+    expect(log).not.toContain(stack.keys.t1);
+  });
+});
