@@ -15,6 +15,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on sockets, timers and child processes, not on a core: three at a time on two
+    // cores halves the run (vitest's default here is one), and timing drills keep their margins.
+    maxWorkers: 3,
     projects: [
       { extends: true, test: { name: 'redis', include: testInclude } },
       { extends: true, test: { name: 'e2e-cluster', include: ['test/e2e/**/*.test.ts'] } },

@@ -130,10 +130,11 @@ describe('egress proxies', () => {
       body: form,
     });
     const { jobId } = ((await started.json()) as { data: { jobId: string } }).data;
+    // Processing is polled with a backoff up to 5 s: on a loaded machine this takes several polls.
     const job = await eventually(async () => {
       const { data } = (await gw(stack, 'GET', `/media/upload/${jobId}/status`)).body;
       return data.state === 'completed' ? data : undefined;
-    });
+    }, 45_000);
     const cdnUrl = job.result.accountMedia[0].media.locations[0].location;
     const downloaded = await fetch(`${stack.apiUrl}/api/fansly/media/download?accountId=${demo}`, {
       method: 'POST',
@@ -146,7 +147,7 @@ describe('egress proxies', () => {
     const seen = await observations(stack, account(stack, 'creator_demo').platformAccountId);
     expect(Object.keys(seen.requests)).toEqual(expect.arrayContaining(['PUT /_upload', 'GET /cdn']));
     expect(Object.keys(await addresses('creator_demo'))).toEqual([us1.bind]);
-  });
+  }, 60_000);
 
   it('connects a GB account with a second factor through the GB proxy', async () => {
     await resetObservations(stack);

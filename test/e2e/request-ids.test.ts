@@ -208,8 +208,10 @@ describe('one request id in every process', () => {
       const call = await eventually(async () =>
         outputs.worker.of(id).find((line) => line.msg === 'platform call' && line.endpoint === 'accountMe'),
       );
-      const submitted = outputs.api.of(id).find((line) => line.msg === 'job submitted');
-      expect(call.jobId).toBe(submitted?.jobId);
+      const submitted = await eventually(async () =>
+        outputs.api.of(id).find((line) => line.msg === 'job submitted'),
+      );
+      expect(call.jobId).toBe(submitted.jobId);
       jobIds.push(call.jobId as string);
     }
     // Requests of a batch are `<batch>-<n>`: some of these travelled together, each under its own id.

@@ -263,6 +263,9 @@ describe('the SDK README', () => {
     const readme = readFileSync(resolve(import.meta.dirname, '../../packages/sdk/README.md'), 'utf8');
     const block = /## Five lines[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     expect(block.trim().split('\n')).toHaveLength(5);
+    // The repository's README shows the same five lines.
+    const root = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+    expect(/## From TypeScript: the SDK[\s\S]*?```ts\n([\s\S]*?)```/.exec(root)?.[1]).toBe(block);
     // Only where the stack lives changes; the package is the workspace's own source.
     const script = block
       .replace('http://127.0.0.1:3000/api/fansly', `${stack.apiUrl}/api/fansly`)

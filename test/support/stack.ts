@@ -85,6 +85,9 @@ export async function startStack(
     // The keys' limit is counted on every request but never reached (the rate-limit tests set theirs);
     // many tests send more than the default 600 a minute with one key.
     API_KEY_RPM_DEFAULT: '1000000',
+    // Every test calls from 127.0.0.1, and many check 401s: failed authentications are counted but
+    // never slowed (the rate-limit tests set a threshold of their own).
+    AUTH_FAILURE_THRESHOLD: '1000000',
     MEDIA_STATS_GAP_MS: '0',
     // The sandbox serves its CDN links on its own port; each stack spools media in a folder of its own.
     MEDIA_CDN_URLS: `${simUrl}/cdn/`,
