@@ -44,8 +44,7 @@ export function installApiKeyAuth(app: FastifyInstance, context: ApiContext): vo
 
 /**
  * `X-RateLimit-Limit` (requests a minute), `X-RateLimit-Remaining` (after this one) and
- * `X-RateLimit-Reset`: seconds until the window frees a request, i.e. until the oldest request
- * counted is a minute old (the window slides; with nothing counted, a whole minute).
+ * `X-RateLimit-Reset`: seconds until the clock minute ends and the key's count starts again.
  */
 function setRateLimitHeaders(reply: FastifyReply, verdict: RateLimitVerdict): void {
   reply.header('x-ratelimit-limit', String(verdict.limit));

@@ -87,7 +87,7 @@ export const GatewayEnv = Type.Object({
   API_KEY_CACHE_MS: Int(5_000, 'how long the API trusts a key it looked up (a revoked key works this long)'),
   API_KEY_RPM_DEFAULT: Int(
     600,
-    'requests a minute an API key may make (sliding 60 s window, across all API processes) when made without --rpm, and for keys made before limits existed; 0 = unlimited',
+    'requests a minute an API key may make (each clock minute, across all API processes) when made without --rpm, and for keys made before limits existed; 0 = unlimited',
   ),
   AUTH_FAILURE_THRESHOLD: Int(
     10,

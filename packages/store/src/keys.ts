@@ -36,8 +36,8 @@ export function storeKeys(prefix: string) {
     /** A proxy's recent proxy-layer failures, and its mark while down (one slot: one script). */
     egressFailures: (proxyId: string) => `${prefix}:{egress:${proxyId}}:failures`,
     egressDown: (proxyId: string) => `${prefix}:{egress:${proxyId}}:down`,
-    /** The requests one API key made in the last minute (`RateLimitStore.take`): a slot per key. */
-    keyRequests: (keyId: string) => `${prefix}:{rl:${keyId}}:requests`,
+    /** The requests one API key made in one clock minute (`RateLimitStore.take`): a slot per key. */
+    keyRequests: (keyId: string, minute: number) => `${prefix}:{rl:${keyId}}:${minute}`,
     /** Failed authentications from one source address within the window (`RateLimitStore.failedAuth`). */
     authFailures: (address: string) => `${prefix}:{authfail:${address}}`,
     /** The operations workers alive: worker id → the last beat (ms), one ZSET (`WorkerHeartbeats`). */
