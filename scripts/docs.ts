@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { loadApiDocument } from '@cg/api';
 import { GatewayEnv } from '@cg/config';
 import { ERROR_STATUS, type ErrorCode, STATUS_NAMES } from '@cg/contract';
-import { exampleClock } from '@cg/operations';
+import { exampleClock, PINNED_EXAMPLE_CLOCK_MS } from '@cg/operations';
 import { API_PREFIX, type EndpointDef, endpoints } from '@cg/platform-client';
 import { MAX_EXTRA_CREATORS } from '@cg/platform-sim';
 
@@ -29,11 +29,8 @@ export const DOC_FILES = ['docs/api.md', 'docs/configuration.md', 'docs/upstream
 export type DocFile = (typeof DOC_FILES)[number];
 
 /** The three documents, by path from the repository root. */
-/** The clock the examples' times are read from in the docs (operations' `exampleTimeAhead`). */
-const DOCS_EXAMPLE_CLOCK_MS = Date.UTC(2026, 0, 1);
-
 export async function generateDocs(): Promise<Record<DocFile, string>> {
-  exampleClock.now = () => DOCS_EXAMPLE_CLOCK_MS;
+  exampleClock.now = () => PINNED_EXAMPLE_CLOCK_MS;
   const api = await apiDocument();
   return {
     'docs/api.md': apiReference(api),

@@ -1,5 +1,6 @@
 import { createLogger, loadGatewayConfig } from '@cg/config';
 import type { Events } from '@cg/events';
+import { exampleClock, PINNED_EXAMPLE_CLOCK_MS } from '@cg/operations';
 import type { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, createStore } from '@cg/store';
@@ -19,7 +20,8 @@ export interface ApiDocument {
  * Builds the API in-process (`buildApi`: every route, the OpenAPI plugin) with the default settings
  * and reads its document, for the generators (`pnpm run docs`, the SDK's types). Nothing listens and
  * no Redis is needed: the routes keep the store and the queue only for their requests, so the store
- * gets a closed client and the queue and events are never built (touching them throws).
+ * gets a closed client and the queue and events are never built (touching them throws). Examples'
+ * times are read at `PINNED_EXAMPLE_CLOCK_MS`, so the document is the same whenever it is built.
  */
 export async function loadApiDocument(): Promise<ApiDocument> {
   const config = loadGatewayConfig({ ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') });
@@ -39,6 +41,8 @@ export async function loadApiDocument(): Promise<ApiDocument> {
     logger: createLogger({ level: 'silent', name: 'document' }),
     egress: null,
   });
+  const clock = exampleClock.now;
+  exampleClock.now = () => PINNED_EXAMPLE_CLOCK_MS;
   try {
     await app.ready();
     return {
@@ -47,6 +51,7 @@ export async function loadApiDocument(): Promise<ApiDocument> {
       slug: config.PLATFORM_SLUG,
     };
   } finally {
+    exampleClock.now = clock;
     await app.close();
   }
 }

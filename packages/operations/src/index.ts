@@ -1,7 +1,13 @@
 export * from './answers';
 export { coerce } from './common/coerce';
 export { PlatformProfile } from './common/profile';
-export { AccountParams, EXAMPLE_ACCOUNT_ID, exampleClock, NON_BLANK_PATTERN } from './common/schemas';
+export {
+  AccountParams,
+  EXAMPLE_ACCOUNT_ID,
+  exampleClock,
+  NON_BLANK_PATTERN,
+  PINNED_EXAMPLE_CLOCK_MS,
+} from './common/schemas';
 export { Spool, type SpoolUse } from './common/spool';
 export * from './define';
 export { mediaDownload } from './media-download/operation';

@@ -8416,7 +8416,7 @@ export interface operations {
         /**
          * @example {
          *       "content": "New set drops tonight at 9 💕",
-         *       "scheduledFor": 1796414400000
+         *       "scheduledFor": 1767830400000
          *     }
          */
         'application/json': {
@@ -12156,12 +12156,12 @@ export interface operations {
       query?: {
         /**
          * @description start of the range; default beforeDate minus 30 days; unused with year and month
-         * @example 1795478400000
+         * @example 1766966400000
          */
         afterDate?: number;
         /**
          * @description end of the range; default now; unused with year and month
-         * @example 1795737600000
+         * @example 1767225600000
          */
         beforeDate?: number;
         /**

@@ -12,8 +12,10 @@ export const AccountParams = Type.Object({
  */
 export const EXAMPLE_ACCOUNT_ID = 'acct_7Qm2Xc9LpR4vN8sK1tW6bZ';
 
-/** The clock examples take their times from; the generated docs pin it, so they do not change daily. */
+/** The clock examples take their times from; generated files pin it, so they do not change daily. */
 export const exampleClock = { now: (): number => Date.now() };
+/** The time generated files (docs, the SDK's types) read their examples at (`exampleClock`). */
+export const PINNED_EXAMPLE_CLOCK_MS = Date.UTC(2026, 0, 1);
 
 const HOUR_MS = 3_600_000;
 /**
