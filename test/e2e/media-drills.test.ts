@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/redis';
 import { connectAccount } from '../support/common';
-import { eventually, sleep, spawnApp, spawnWorker } from '../support/processes';
+import { eventually, sleep, spawnApi, spawnWorker } from '../support/processes';
 import { simConfig, simJson } from '../support/sim';
 import { startStack, type TestStack } from '../support/stack';
 
@@ -15,7 +14,7 @@ const MB = 1024 * 1024;
 let stack: TestStack;
 let accountId: string;
 let apiUrl = '';
-let api: ReturnType<typeof spawnApp> | undefined;
+let api: Awaited<ReturnType<typeof spawnApi>> | undefined;
 /** Workers run as processes of their own: the test's own work (random files) would stall their locks. */
 const workers: ReturnType<typeof spawnWorker>[] = [];
 /** A lapsed lock is taken over this soon in the crash drill. */
@@ -23,14 +22,8 @@ const drillEnv = { WORKER_LOCK_MS: '2000' };
 
 beforeAll(async () => {
   stack = await startStack({ worker: false, env: { MEDIA_SPOOL_SWEEP_MS: '500' } });
-  const port = await freePort();
-  api = spawnApp('api', { ...stack.env, PORT: String(port), HOST: '127.0.0.1' });
-  apiUrl = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => ((await fetch(`${apiUrl}/healthz`).catch(() => null))?.ok ? true : undefined),
-    20_000,
-    'API process up',
-  );
+  api = await spawnApi(stack.env);
+  apiUrl = api.url;
   workers.push(spawnWorker(stack.env));
   accountId = await connectAccount(stack, 'creator_demo');
 });

@@ -5,6 +5,7 @@ import { createLogger, loadGatewayConfig } from '@cg/config';
 import { FAMILIES } from '@cg/metrics';
 import { createGatewayWorker } from '@cg/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/redis';
 import { connectAccount } from '../support/common';
 import { eventually, spawnApp } from '../support/processes';
 import { type MetricFamily, parsePrometheus, sampleSum } from '../support/prometheus';
@@ -42,15 +43,6 @@ async function scrape(process: keyof typeof ports | 'api'): Promise<Families> {
 /** Polls `process`'s metrics until `check` holds (a worker's event lands just after the answer). */
 function until(process: keyof typeof ports | 'api', check: (families: Families) => boolean, what: string) {
   return eventually(async () => ((await check(await scrape(process))) ? true : undefined), 20_000, what);
-}
-
-/** A port nothing listens on now (the processes bind it a moment later). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((done) => probe.close(done));
-  return port;
 }
 
 beforeAll(async () => {

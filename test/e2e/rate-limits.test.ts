@@ -1,7 +1,6 @@
 import { ApiKeyStore, storeKeys } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/redis';
-import { eventually, spawnApp } from '../support/processes';
+import { eventually, spawnApi, type spawnApp } from '../support/processes';
 import { gw, startStack, type TestStack } from '../support/stack';
 
 type Spawned = ReturnType<typeof spawnApp>;
@@ -13,15 +12,9 @@ async function apiProcess(
   env: Record<string, string> = {},
   output?: (text: string) => void,
 ) {
-  const port = await freePort();
-  processes.push(spawnApp('api', { ...stack.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, output));
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined),
-    30_000,
-    'API process up',
-  );
-  return url;
+  const api = await spawnApi({ ...stack.env, ...env }, output);
+  processes.push(api);
+  return api.url;
 }
 
 async function killAll(processes: Spawned[]) {

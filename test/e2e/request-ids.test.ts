@@ -1,8 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/redis';
 import { connectCredentials } from '../support/common';
-import { eventually, spawnApp } from '../support/processes';
+import { eventually, spawnApi, spawnApp } from '../support/processes';
 import { finished, gw, startStack, type TestStack } from '../support/stack';
 
 // One request id from the API through the job to the platform call and back (issue 26, item 7): the
@@ -34,7 +33,6 @@ const processes: ReturnType<typeof spawnApp>[] = [];
 let stack: TestStack;
 /** The stack with the API process's address (`gw` talks to it). */
 let viaProcess: TestStack;
-let apiPort = 0;
 /** Unique per run: the shared Redis may hold another run's jobs. */
 const run = Math.random().toString(36).slice(2, 8);
 const idOf = (name: string) => `${name}-${run}`;
@@ -51,17 +49,11 @@ async function demoAccount(): Promise<string> {
 
 beforeAll(async () => {
   stack = await startStack({ worker: false });
-  apiPort = await freePort();
-  const env = { ...stack.env, PORT: String(apiPort), HOST: '127.0.0.1' };
-  processes.push(spawnApp('api', env, outputs.api.write));
   processes.push(spawnApp('worker', stack.env, outputs.worker.write));
   processes.push(spawnApp('webhooks', stack.env, outputs.webhooks.write));
-  viaProcess = { ...stack, apiUrl: `http://127.0.0.1:${apiPort}` };
-  await eventually(
-    async () => ((await fetch(`${viaProcess.apiUrl}/healthz`).catch(() => null))?.ok ? true : undefined),
-    30_000,
-    'API process up',
-  );
+  const api = await spawnApi(stack.env, outputs.api.write);
+  processes.push(api);
+  viaProcess = { ...stack, apiUrl: api.url };
 }, 60_000);
 
 afterAll(async () => {
@@ -113,7 +105,7 @@ describe('X-Request-Id', () => {
 
   it("is on the answer to a request Node's parser refuses, as in its body", async () => {
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(apiPort, '127.0.0.1', () =>
+      const socket = connect(Number(new URL(viaProcess.apiUrl).port), '127.0.0.1', () =>
         socket.write('GET / HTTP/1.1\r\nHost: a\r\nBad\u0001: b\r\n\r\n'),
       );
       let text = '';

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { freePort } from '../../scripts/lib/redis';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -31,6 +32,22 @@ export function spawnApp(
   }
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return { child, exited };
+}
+
+/**
+ * An API process of its own on a free loopback port, once its `/healthz` answers: `url` is its
+ * origin. `env` is the gateway's (a stack's `env`), with the test's own settings on top.
+ */
+export async function spawnApi(env: Record<string, string>, output?: (text: string) => void) {
+  const port = await freePort();
+  const spawned = spawnApp('api', { ...env, PORT: String(port), HOST: '127.0.0.1' }, output);
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(
+    async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined),
+    30_000,
+    'API process up',
+  );
+  return { ...spawned, url };
 }
 
 export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
