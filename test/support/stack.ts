@@ -6,7 +6,15 @@ import { createLogger, loadGatewayConfig } from '@cg/config';
 import { createListener } from '@cg/listener';
 import { buildSim, type SimOptions } from '@cg/platform-sim';
 import { generateKey } from '@cg/secrets';
-import { ApiKeyStore, connectRedis, type Redis, randomId, scanKeys as scanAll, storeKeys } from '@cg/store';
+import {
+  ApiKeyStore,
+  connectRedis,
+  type Redis,
+  randomId,
+  scanKeys as scanAll,
+  storeKeys,
+  WorkerHeartbeats,
+} from '@cg/store';
 import { createWebhookDelivery, type WebhookDelivery } from '@cg/webhooks';
 import { createGatewayWorker, type GatewayWorker } from '@cg/worker';
 import type { FastifyInstance } from 'fastify';
@@ -104,9 +112,16 @@ export async function startStack(
   const fixtures = (await (await fetch(`${simUrl}/_sim/fixtures`)).json()) as SimFixtures;
 
   let worker: GatewayWorker | undefined;
+  const heartbeats = new WorkerHeartbeats(redis, storeKeys(prefix));
+  // Started means counted by `/readyz`: the worker's first beat is sent, not awaited, by `start`.
   const startWorker = async () => {
     worker = await createGatewayWorker(config, logger);
     worker.start();
+    await eventually(
+      async () => ((await heartbeats.recent()) > 0 ? true : undefined),
+      5_000,
+      'a first heartbeat',
+    );
   };
   const stopWorker = async () => {
     await worker?.close();
