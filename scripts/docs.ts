@@ -671,12 +671,13 @@ const SETTING_GROUPS: [title: string, intro: string, names: string[]][] = [
   ],
   [
     'API edge: limits, timeouts, readiness',
-    "Each API key's requests a minute, the slowing of failed authentications, how long a request may take to arrive, and the drain before a stop.",
+    "Each API key's requests a minute, the slowing of failed authentications, the load balancers in front, how long a request may take to arrive, and the drain before a stop.",
     [
       'API_KEY_RPM_DEFAULT',
       'AUTH_FAILURE_THRESHOLD',
       'AUTH_FAILURE_WINDOW_MS',
       'AUTH_FAILURE_MAX_DELAY_MS',
+      'TRUST_PROXY',
       'HEADERS_TIMEOUT_MS',
       'BODY_IDLE_TIMEOUT_MS',
       'REQUEST_TIMEOUT_MS',

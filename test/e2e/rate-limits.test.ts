@@ -1,6 +1,7 @@
 import { ApiKeyStore, storeKeys } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, spawnApi, type spawnApp } from '../support/processes';
+import { connectCredentials } from '../support/common';
+import { eventually, spawnApi, spawnApp } from '../support/processes';
 import { gw, startStack, type TestStack } from '../support/stack';
 
 type Spawned = ReturnType<typeof spawnApp>;
@@ -155,22 +156,41 @@ describe('the default limit', () => {
   });
 });
 
+const UNBELIEVED = '198.51.100.99';
+
 describe('failed authentications', () => {
   let stack: TestStack;
   const processes: Spawned[] = [];
   let url: string;
   let log = '';
+  // An API process behind a load balancer: the test's requests come from 127.0.0.1, the balancer.
+  let trustedUrl: string;
+  let trustedLog = '';
 
   beforeAll(async () => {
     stack = await startStack({ worker: false });
-    url = await apiProcess(
-      stack,
-      processes,
-      { AUTH_FAILURE_THRESHOLD: '3', AUTH_FAILURE_MAX_DELAY_MS: '2000' },
-      (text) => {
-        log += text;
-      },
-    );
+    [url, trustedUrl] = await Promise.all([
+      apiProcess(
+        stack,
+        processes,
+        { AUTH_FAILURE_THRESHOLD: '3', AUTH_FAILURE_MAX_DELAY_MS: '2000' },
+        (text) => {
+          log += text;
+        },
+      ),
+      apiProcess(
+        stack,
+        processes,
+        {
+          TRUST_PROXY: '10.0.0.0/8, loopback',
+          AUTH_FAILURE_THRESHOLD: '2',
+          AUTH_FAILURE_MAX_DELAY_MS: '2000',
+        },
+        (text) => {
+          trustedLog += text;
+        },
+      ),
+    ]);
   }, 60_000);
   afterAll(async () => {
     await killAll(processes);
@@ -179,8 +199,9 @@ describe('failed authentications', () => {
 
   const timed = async (key: string | undefined) => {
     const started = Date.now();
+    // Without TRUST_PROXY a forwarded address is not believed: the peer is the client.
     const response = await fetch(`${url}/api/fansly/accounts`, {
-      headers: key === undefined ? {} : { 'x-api-key': key },
+      headers: { 'x-forwarded-for': UNBELIEVED, ...(key === undefined ? {} : { 'x-api-key': key }) },
     });
     await response.text();
     return { status: response.status, ms: Date.now() - started };
@@ -221,7 +242,85 @@ describe('failed authentications', () => {
       ),
     ).toBe(true);
     expect(lines.some((line) => line.includes('no API key'))).toBe(true);
+    expect(log).not.toContain(UNBELIEVED);
     expect(log).not.toContain(wrong);
     expect(log).not.toContain(stack.keys.t1);
+  });
+
+  const failAs = async (forwardedFor: string) => {
+    const started = Date.now();
+    const response = await fetch(`${trustedUrl}/api/fansly/accounts`, {
+      headers: { 'x-forwarded-for': forwardedFor, 'x-api-key': `cgk_${'F'.repeat(32)}` },
+    });
+    await response.text();
+    return { status: response.status, ms: Date.now() - started };
+  };
+
+  it('behind a load balancer (TRUST_PROXY): counts per forwarded client, not per balancer, and logs the client', async () => {
+    const first = [await failAs('198.51.100.7'), await failAs('198.51.100.7')];
+    expect(first.map((a) => a.status)).toEqual([401, 401]);
+    // Its third is past the threshold of 2: slowed.
+    const third = await failAs('198.51.100.7');
+    expect(third.status).toBe(401);
+    expect(third.ms).toBeGreaterThanOrEqual(240);
+    // Another client behind the same balancer: its own first failure.
+    expect((await failAs('198.51.100.8')).status).toBe(401);
+
+    const failures = (address: string) =>
+      trustedLog
+        .split('\n')
+        .filter((line) => line.includes(`"address":"${address}"`))
+        .map((line) => JSON.parse(line).failures);
+    await eventually(
+      async () => (failures('198.51.100.8').length > 0 ? true : undefined),
+      5_000,
+      'the other client logged',
+    );
+    expect(failures('198.51.100.7')).toEqual([1, 2]);
+    expect(failures('198.51.100.8')).toEqual([1]);
+    expect(trustedLog).not.toContain('"address":"127.0.0.1"');
+  });
+
+  it('behind a load balancer: believes the chain only as far as the trusted hops: a client cannot name itself another address', async () => {
+    // The client sent "X-Forwarded-For: 192.0.2.1", an internal hop (10.1.2.3, trusted) added the
+    // client's real address and the balancer the internal hop's.
+    await failAs('192.0.2.1, 198.51.100.20, 10.1.2.3');
+    await eventually(
+      async () => (trustedLog.includes('"address":"198.51.100.20"') ? true : undefined),
+      5_000,
+      'the real client logged',
+    );
+    expect(trustedLog).not.toContain('192.0.2.1');
+  });
+
+  it("behind a load balancer: writes job status links with the caller's scheme and host", async () => {
+    const response = await fetch(`${trustedUrl}/api/fansly/connect`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': stack.keys.t1,
+        'content-type': 'application/json',
+        prefer: 'respond-async',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'gateway.example.com',
+      },
+      body: JSON.stringify(connectCredentials(stack, 'creator_demo')),
+    });
+    const body = (await response.json()) as any;
+    expect(response.status).toBe(202);
+    expect(body.data.statusUrl).toBe(`https://gateway.example.com/api/fansly/jobs/${body.data.jobId}`);
+  });
+
+  it('refuses TRUST_PROXY with an entry that is no address, CIDR or range name', async () => {
+    let stderr = '';
+    const failed = spawnApp(
+      'api',
+      { ...stack.env, PORT: '0', TRUST_PROXY: '10.0.0.0/8, lb.internal' },
+      (text) => {
+        stderr += text;
+      },
+    );
+    processes.push(failed);
+    expect(await failed.exited).toBe(1);
+    expect(stderr).toContain('invalid environment variable TRUST_PROXY: "lb.internal"');
   });
 });

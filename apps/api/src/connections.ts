@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { ConfigError } from '@cg/config';
 import { errorBody, GatewayError, STATUS_NAMES } from '@cg/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ApiConfig } from './context';
@@ -37,6 +39,37 @@ export function arrivalTimeouts(config: ApiConfig): {
       connectionsCheckingInterval: TIMEOUT_CHECK_MS,
     },
   };
+}
+
+/** proxy-addr's names for address ranges, which `TRUST_PROXY` may use besides addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `TRUST_PROXY`, for Fastify's `trustProxy`: the load balancers whose `X-Forwarded-For`, `-Proto` and
+ * `-Host` are believed, so that `request.ip` (failed authentications are counted per address) is the
+ * client's and job status links keep the caller's scheme and host. Only a peer in the list is
+ * believed, and only up to the first address not in it, so a client cannot name itself another
+ * address. Unset: no header is believed, the peer is the client.
+ */
+export function trustedProxies(config: Pick<ApiConfig, 'TRUST_PROXY'>): string[] | undefined {
+  if (config.TRUST_PROXY === undefined) return undefined;
+  const entries = config.TRUST_PROXY.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!isProxyEntry(entry))
+      throw new ConfigError(
+        `invalid environment variable TRUST_PROXY: "${entry}" is not an address, a CIDR or one of ${[...PROXY_RANGE_NAMES].join(', ')}`,
+      );
+  }
+  return entries;
+}
+
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 /**

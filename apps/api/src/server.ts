@@ -8,7 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { registerAccountRoutes } from './account-routes';
 import { installApiKeyAuth } from './auth';
 import { BOARD_PATH, registerBoard } from './board';
-import { arrivalTimeouts, installBodyIdleTimeout, refuseConnect } from './connections';
+import { arrivalTimeouts, installBodyIdleTimeout, refuseConnect, trustedProxies } from './connections';
 import type { ApiContext } from './context';
 import {
   clientError,
@@ -118,6 +118,8 @@ function createServer(context: ApiContext): FastifyInstance {
     http: { maxHeaderSize: MAX_HEADER_BYTES, ...timeouts.http },
     // How long a request (headers, body) may take to arrive: apps/api/src/connections.ts.
     requestTimeout: timeouts.requestTimeout,
+    // Which load balancers' X-Forwarded-* headers are believed (TRUST_PROXY): connections.ts.
+    trustProxy: trustedProxies(context.config) ?? false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,

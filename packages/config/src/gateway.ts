@@ -103,6 +103,12 @@ export const GatewayEnv = Type.Object({
     5_000,
     'the longest a failed authentication past the threshold waits before its 401 (the wait doubles per failure from 250 ms)',
   ),
+  TRUST_PROXY: Type.Optional(
+    Type.String({
+      description:
+        'the load balancers in front of the API, whose X-Forwarded-For/-Proto/-Host are believed (comma-separated addresses or CIDRs, or loopback, linklocal, uniquelocal); unset: the peer is the client',
+    }),
+  ),
   HEADERS_TIMEOUT_MS: Int(
     15_000,
     'a request whose line and headers have not all arrived this long is closed (408)',
