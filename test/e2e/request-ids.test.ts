@@ -1,4 +1,5 @@
-import { connect } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCredentials } from '../support/common';
 import { eventually, spawnApi, spawnApp } from '../support/processes';
@@ -38,6 +39,9 @@ const run = Math.random().toString(36).slice(2, 8);
 const idOf = (name: string) => `${name}-${run}`;
 /** creator_demo's service account, once a test connected it. */
 let accountId: string | undefined;
+/** A webhook receiver that answers every delivery 500. */
+let failingReceiver: string;
+let receiver: Server;
 
 /** creator_demo connected (by the connection test, or here when it ran alone). */
 async function demoAccount(): Promise<string> {
@@ -48,7 +52,10 @@ async function demoAccount(): Promise<string> {
 }
 
 beforeAll(async () => {
-  stack = await startStack({ worker: false });
+  receiver = createServer((_request, response) => response.writeHead(500).end());
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  failingReceiver = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  stack = await startStack({ worker: false, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   processes.push(spawnApp('worker', stack.env, outputs.worker.write));
   processes.push(spawnApp('webhooks', stack.env, outputs.webhooks.write));
   const api = await spawnApi(stack.env, outputs.api.write);
@@ -62,6 +69,7 @@ afterAll(async () => {
     await exited;
   }
   await stack?.stop();
+  receiver?.close();
 });
 
 describe('X-Request-Id', () => {
@@ -224,6 +232,35 @@ describe('one request id in every process', () => {
       outputs.webhooks.of(id).find((line) => line.msg === 'job callback told'),
     );
     expect(told).toMatchObject({ jobId, state: 'completed' });
+  });
+
+  it('a webhook delivery of what a request caused: each failed attempt names the request', async () => {
+    const endpoint = await gw(viaProcess, 'POST', '/webhooks', {
+      body: { url: `${failingReceiver}/hook`, events: ['jobs.completed'] },
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const endpointId = endpoint.body.data.id as string;
+
+    // A request answered 202: the delivery of its `jobs.completed`.
+    const id = idOf('delivered');
+    const answer = await gw(viaProcess, 'GET', `/${await demoAccount()}/me`, {
+      headers: { 'x-request-id': id, prefer: 'respond-async' },
+    });
+    expect(answer.status).toBe(202);
+    const failed = await eventually(async () =>
+      outputs.webhooks.of(id).find((line) => line.msg === 'delivery attempt failed'),
+    );
+    expect(failed).toMatchObject({ attempt: 1, reason: expect.stringContaining('500') });
+
+    // A test event (sent whatever the endpoint's filter): the request that sent it.
+    const testId = idOf('test-event');
+    const sent = await gw(viaProcess, 'POST', `/webhooks/${endpointId}/test`, {
+      headers: { 'x-request-id': testId },
+    });
+    expect(sent.status).toBe(200);
+    await eventually(async () =>
+      outputs.webhooks.of(testId).find((line) => line.msg === 'delivery attempt failed'),
+    );
   });
 });
 

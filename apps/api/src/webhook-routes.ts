@@ -266,7 +266,10 @@ export function registerWebhookRoutes(app: FastifyInstance, context: ApiContext)
         timestamp: new Date().toISOString(),
         data: { endpointId: endpoint.id, message: 'a test event from creator-gateway' },
       };
-      const [deliveryId] = await deliveries().enqueue(request.tenantId, [endpoint.id], event, true);
+      const [deliveryId] = await deliveries().enqueue(request.tenantId, [endpoint.id], event, {
+        manual: true,
+        requestId: request.id,
+      });
       return ok(200, 'Test event queued', { deliveryId, eventId: event.id });
     },
   );
@@ -312,7 +315,7 @@ export function registerWebhookRoutes(app: FastifyInstance, context: ApiContext)
     async (request) => {
       const endpoint = await endpointOf(request);
       const { deliveryId } = request.params as { deliveryId: string };
-      const event = await deliveries().retry(request.tenantId, endpoint.id, deliveryId);
+      const event = await deliveries().retry(request.tenantId, endpoint.id, deliveryId, request.id);
       if (!event)
         throw new GatewayError(
           'NOT_FOUND',

@@ -34,6 +34,7 @@ export function startJobCallbacks(
       event: completed ? 'jobs.completed' : 'jobs.failed',
       accountId: view.payload.accountId ?? null,
       data: { jobId, ...jobAnswer(result, jobId, keyring) },
+      ...requestOf(view),
     });
     log.debug({ ...requestOf(view), jobId, state: result.state }, 'job callback told');
   };

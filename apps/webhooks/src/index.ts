@@ -30,7 +30,7 @@ export async function createWebhookDelivery(config: GatewayConfig, logger: Logge
     // The reason only (an HTTP status or a connection error): never the body, the URL's query or a secret.
     if (job)
       log.info(
-        { jobId: job.id, attempt: job.attemptsMade, reason: error.message },
+        { requestId: job.data.requestId, jobId: job.id, attempt: job.attemptsMade, reason: error.message },
         'delivery attempt failed',
       );
   });

@@ -9,6 +9,8 @@ export interface DeliveryJob {
   tenantId: string;
   endpointId: string;
   deliveryId: string;
+  /** The API request whose end the event tells (`PublishInput.requestId`), for log lines. */
+  requestId?: string;
 }
 
 /** One attempt of a delivery, as `GET /webhooks/{id}/deliveries` lists it. */
@@ -60,13 +62,13 @@ export class Deliveries {
 
   /**
    * One delivery of `event` per endpoint, each a job; `manual`: one attempt, now, under a job id of its
-   * own (a test event, or a caller's retry of a delivery).
+   * own (a test event, or a caller's retry of a delivery); `requestId`: for the deliveries' log lines.
    */
   async enqueue(
     tenantId: string,
     endpointIds: string[],
     event: GatewayEvent,
-    manual = false,
+    { manual = false, requestId }: { manual?: boolean; requestId?: string | undefined } = {},
   ): Promise<string[]> {
     if (endpointIds.length === 0) return [];
     const body = JSON.stringify(event);
@@ -89,7 +91,7 @@ export class Deliveries {
     await this.queue.addBulk(
       jobs.map(({ deliveryId, jobId, endpointId }) => ({
         name: 'deliver',
-        data: { tenantId, endpointId, deliveryId },
+        data: { tenantId, endpointId, deliveryId, ...(requestId === undefined ? {} : { requestId }) },
         opts: {
           jobId,
           attempts: manual ? 1 : schedule.length,
@@ -103,13 +105,21 @@ export class Deliveries {
     return jobs.map((job) => job.deliveryId);
   }
 
-  /** A delivery's event again, now, as one attempt; false when the delivery is unknown (or expired). */
-  async retry(tenantId: string, endpointId: string, deliveryId: string): Promise<GatewayEvent | null> {
+  /**
+   * A delivery's event again, now, as one attempt, for the API request `requestId`; null when the
+   * delivery is unknown (or expired).
+   */
+  async retry(
+    tenantId: string,
+    endpointId: string,
+    deliveryId: string,
+    requestId?: string,
+  ): Promise<GatewayEvent | null> {
     if (!isDeliveryId(deliveryId)) return null;
     const body = await this.redis.hget(this.keys.delivery(tenantId, endpointId, deliveryId), 'body');
     if (body === null) return null;
     const event = JSON.parse(body) as GatewayEvent;
-    await this.enqueue(tenantId, [endpointId], event, true);
+    await this.enqueue(tenantId, [endpointId], event, { manual: true, requestId });
     return event;
   }
 

@@ -27,6 +27,11 @@ export interface PublishInput {
   /** ISO-8601; default now. */
   timestamp?: string;
   data: unknown;
+  /**
+   * The API request whose end the event tells (`jobs.*`): its deliveries' log lines name it. Never
+   * part of the event, stored or sent.
+   */
+  requestId?: string;
 }
 
 export interface PublishResult {
@@ -81,10 +86,11 @@ export class EventLog {
     const streamId = mark.replace(/\|f$/, '');
     if (fresh === 0) {
       const stored = await this.read(streamKey, streamId);
-      if (!mark.endsWith('|f') && stored) await this.fanOut(tenantId, stored, seenKey, streamId);
+      if (!mark.endsWith('|f') && stored)
+        await this.fanOut(tenantId, stored, seenKey, streamId, input.requestId);
       return { event: stored ?? event, stored: false, streamId };
     }
-    await this.fanOut(tenantId, event, seenKey, streamId);
+    await this.fanOut(tenantId, event, seenKey, streamId, input.requestId);
     return { event, stored: true, streamId };
   }
 
@@ -93,6 +99,7 @@ export class EventLog {
     event: GatewayEvent,
     seenKey: string,
     streamId: string,
+    requestId: string | undefined,
   ): Promise<void> {
     const endpoints = await this.webhooks.list(tenantId);
     const targets = endpoints.filter((endpoint) => receives(endpoint, event.event, event.accountId));
@@ -100,6 +107,7 @@ export class EventLog {
       tenantId,
       targets.map((endpoint) => endpoint.id),
       event,
+      { requestId },
     );
     await this.redis.set(seenKey, `${streamId}|f`, 'KEEPTTL', 'XX');
   }

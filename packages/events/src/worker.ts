@@ -128,7 +128,10 @@ export function startDeliveryWorker(
         ? 'the endpoint answered 410 Gone'
         : `every attempt failed for ${settings.disableAfterHours} h`;
       await webhooks.disable(tenantId, endpointId, reason);
-      log.warn({ endpointId, tenantId }, `webhook endpoint disabled: ${reason}`);
+      log.warn(
+        { endpointId, tenantId, requestId: job.data.requestId },
+        `webhook endpoint disabled: ${reason}`,
+      );
       // Said in the log too (and to the tenant's other endpoints that take it).
       await events.publishEvent(tenantId, {
         id: eventId(['webhooks.disabled', endpointId, now]),
