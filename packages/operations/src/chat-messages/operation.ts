@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { AccountMedia } from '../chat-media-stats/operation';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
+import { attachedMedia } from '../common/media-offer';
 import { Message } from '../common/message';
 import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId } from '../common/schemas';
 import { accountRead, defineOperation, upstreamData } from '../define';
@@ -70,17 +71,10 @@ export const chatMessages = defineOperation({
     const messages = page.items.map(Message.from);
     // The sibling arrays describe what was fetched, the look-ahead message included: keep the
     // offers and bundles the page's messages carry.
-    const attached = new Set(messages.flatMap((m) => m.attachments.map((a) => a.contentId)));
-    const accountMediaBundles = arr(fetched.accountMediaBundles).filter((bundle) =>
-      attached.has(str(bundle.id)),
+    const { accountMedia, accountMediaBundles } = attachedMedia(
+      fetched,
+      messages.flatMap((m) => m.attachments.map((a) => a.contentId)),
     );
-    // A bundle's offers are listed by their own ids, under the bundle's accountMediaIds.
-    for (const bundle of accountMediaBundles)
-      if (Array.isArray(bundle.accountMediaIds))
-        for (const id of bundle.accountMediaIds) attached.add(str(id));
-    const accountMedia = arr(fetched.accountMedia)
-      .filter((media) => attached.has(str(media.id)))
-      .map(AccountMedia.from);
     const tips = arr(fetched.tips);
     return upstreamData({ messages, accountMedia, accountMediaBundles, tips, cursor: page.next ?? null });
   },

@@ -1,6 +1,7 @@
 import { GatewayError } from '@cg/contract';
+import { AccountMedia } from '../chat-media-stats/operation';
 import type { OperationContext } from '../define';
-import { coerce } from './coerce';
+import { coerce, type Raw } from './coerce';
 import { type MediaPermissions, mediaRefs, upstreamPermissions } from './media-permissions';
 
 const { obj, arr, str } = coerce;
@@ -91,4 +92,26 @@ export async function offerAttachments(
   if (offer.contentId === '')
     throw new GatewayError('UPSTREAM_ERROR', 'the platform answered the media offer without its id');
   return [{ messageId: null, pos: 0, ...offer }];
+}
+
+/**
+ * The account media and bundles that attachments (`contentIds`, of posts or messages) offer, picked
+ * from `aggregation`: a platform answer holding those lists, which may describe more than was kept
+ * (a page's look-ahead item). A bundle's media are listed by their own ids, under its accountMediaIds.
+ */
+export function attachedMedia(
+  aggregation: Raw,
+  contentIds: Iterable<string>,
+): { accountMedia: AccountMedia[]; accountMediaBundles: Raw[] } {
+  const attached = new Set(contentIds);
+  const accountMediaBundles = arr(aggregation.accountMediaBundles).filter((bundle) =>
+    attached.has(str(bundle.id)),
+  );
+  for (const bundle of accountMediaBundles)
+    for (const id of Array.isArray(bundle.accountMediaIds) ? bundle.accountMediaIds : [])
+      attached.add(str(id));
+  const accountMedia = arr(aggregation.accountMedia)
+    .filter((media) => attached.has(str(media.id)))
+    .map(AccountMedia.from);
+  return { accountMedia, accountMediaBundles };
 }

@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import { AccountMedia } from '../chat-media-stats/operation';
 import type { OperationContext } from '../define';
 import { coerce, type Raw } from './coerce';
+import { attachedMedia } from './media-offer';
 import { dollarsToMills } from './money';
 import { PlatformProfile } from './profile';
 import { f, type RecordValue, record } from './record';
@@ -349,21 +350,13 @@ export const PostsAnswer = Type.Object({
  */
 export function postsAnswer(aggregation: Raw, posts: Raw[]): Static<typeof PostsAnswer> {
   const read = posts.map(PostRead.from);
-  const attached = new Set(read.flatMap((post) => post.attachments.map((a) => a.contentId)));
-  const accountMediaBundles = arr(aggregation.accountMediaBundles).filter((bundle) =>
-    attached.has(str(bundle.id)),
-  );
-  // A bundle's media are listed by their own ids, under the bundle's accountMediaIds.
-  for (const bundle of accountMediaBundles)
-    for (const id of Array.isArray(bundle.accountMediaIds) ? bundle.accountMediaIds : [])
-      attached.add(str(id));
   const authors = new Set(read.map((post) => post.accountId));
   return {
     posts: read,
-    accountMedia: arr(aggregation.accountMedia)
-      .filter((media) => attached.has(str(media.id)))
-      .map(AccountMedia.from),
-    accountMediaBundles,
+    ...attachedMedia(
+      aggregation,
+      read.flatMap((post) => post.attachments.map((a) => a.contentId)),
+    ),
     accounts: arr(aggregation.accounts)
       .filter((account) => authors.has(str(account.id)))
       .map(PlatformProfile.from),
