@@ -439,7 +439,10 @@ function typing(h: Happening): Record<string, unknown> {
   return { typingAnnounceEvent };
 }
 
-/** The fan likes a post the creator made (`postId`, else the newest): 404 when it has none. */
+/**
+ * The fan likes a post the creator made (`postId`, else the newest), which counts one more like:
+ * 404 when it has none.
+ */
 function likePost(h: Happening): Record<string, unknown> {
   h.chooseFan();
   // Only a published post can be liked: not one scheduled, cancelled or deleted.
@@ -455,6 +458,7 @@ function likePost(h: Happening): Record<string, unknown> {
       h.request.postId === undefined ? 'this creator has no post' : `unknown post "${h.request.postId}"`,
     );
   const like = { id: h.id(Kind.fanLike), accountId: h.fanId, postId: post.id, createdAt: h.now };
+  post.likeCount += 1;
   h.push('postLike', like);
   return { like };
 }

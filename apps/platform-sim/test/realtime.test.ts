@@ -324,6 +324,17 @@ describe('POST /_sim/activity', () => {
     expect(bad.status).toBe(400);
   });
 
+  it("post_like counts on the post's likeCount", async () => {
+    const { token } = await listen();
+    const made = await sim.client.api('POST', '/post', token, { content: 'liked twice' });
+    const postId = made.id as string;
+    const likes = async () => (await sim.client.api('GET', `/post?ids=${postId}`, token)).posts[0].likeCount;
+    expect(await likes()).toBe(0);
+    await created({ type: 'post_like', postId });
+    await created({ type: 'post_like', postId });
+    expect(await likes()).toBe(2);
+  });
+
   it('refuses bad fields (400) and unknown creators, fans and messages (404)', async () => {
     expect((await activity({ type: 'dance', creator: 'creator_demo' })).body.error).toMatch(/"type"/);
     expect((await activity({ type: 'tip', creator: 'creator_demo', amount: 1.5 })).body.error).toMatch(
