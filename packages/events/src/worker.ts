@@ -1,4 +1,4 @@
-import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DeliveryAttempt, DeliveryJob } from './deliveries';
 import { eventId } from './ids';
@@ -9,20 +9,37 @@ import { webhookHeaders } from './signing';
 
 /**
  * Takes a slot of an endpoint's in-flight deliveries (a lease: a crashed process's slot comes back
- * when it ends). KEYS: inflight ZSET. ARGV: now, lease end, limit, job id. 1 taken, 0 full.
+ * when it ends), and takes the job off the endpoint's parked set. With `park` 1 a job finding every
+ * slot taken joins that set instead (keeping its place if it is there), to be woken by the next
+ * release. KEYS: inflight ZSET, parked ZSET. ARGV: now, lease end, limit, job id, park, parked TTL.
+ * 1 taken, 0 full.
  */
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
   redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+  redis.call('ZREM', KEYS[2], ARGV[4])
   return 1
+end
+if ARGV[5] == '1' then
+  redis.call('ZADD', KEYS[2], 'NX', ARGV[1], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[6])
 end
 return 0
 `;
 
-/** How long a delivery whose endpoint is busy waits before it looks again (plus jitter). */
-const BUSY_DELAY_MS = 200;
+/** Parked deliveries a release tries to wake before giving up (an entry may be stale: gone, running). */
+const WAKE_TRIES = 3;
+
+/** Moves a delayed job to the waiting ones now; false when it is not delayed (gone, woken, running). */
+async function promoted(job: Job | undefined): Promise<boolean> {
+  if (!job) return false;
+  return job.promote().then(
+    () => true,
+    () => false,
+  );
+}
 
 /** What the webhooks process's metrics learn of deliveries (plain callbacks: no metrics library here). */
 export interface DeliveryObserver {
@@ -42,8 +59,11 @@ export interface DeliveryWorker {
  * signed with the endpoint's live secrets; any failure but a 410 is retried on the schedule (BullMQ's
  * attempts and backoff), so a job is kept until delivered or given up, and a job whose process died
  * is taken over by another (stalled-job recovery): at least once. At most `endpointConcurrency`
- * deliveries of one endpoint run at once across all processes; a job over it waits in BullMQ's
- * delayed set without holding a slot of the process, so a slow endpoint does not hold up others.
+ * deliveries of one endpoint run at once across all processes. A job over it is parked: it sleeps in
+ * BullMQ's delayed set (holding no slot of the process) and in the endpoint's parked set, and the
+ * next delivery of that endpoint to finish wakes the oldest parked one. So a slow endpoint, or one
+ * with a backlog of thousands, costs one pass per job rather than a pass every few hundred ms, and
+ * other endpoints' deliveries do not queue behind its retries.
  */
 export function startDeliveryWorker(
   redis: Redis,
@@ -55,6 +75,24 @@ export function startDeliveryWorker(
   const { keys, webhooks, deliveries } = events;
   const schedule = settings.retrySchedule;
   const leaseMs = settings.timeoutMs + 5_000;
+
+  /**
+   * Gives the slot back, then wakes the endpoint's oldest parked delivery (the release must come
+   * first: see `ACQUIRE`). A wake-up that fails is not the delivery's failure: the parked job wakes
+   * after `parkMs` on its own.
+   */
+  const release = async (inflight: string, parked: string, jobId: string): Promise<void> => {
+    await redis.zrem(inflight, jobId);
+    await wakeParked(parked).catch(() => undefined);
+  };
+  /** Wakes the oldest parked job still asleep; an entry of one gone or running is passed over. */
+  const wakeParked = async (parked: string): Promise<void> => {
+    for (let tries = 0; tries < WAKE_TRIES; tries++) {
+      const [next] = await redis.zpopmin(parked);
+      if (next === undefined) return;
+      if (await promoted(await Job.fromId<DeliveryJob>(deliveries.queue, next))) return;
+    }
+  };
 
   const process = async (job: Job<DeliveryJob>, token?: string): Promise<string> => {
     const { tenantId, endpointId, deliveryId } = job.data;
@@ -68,17 +106,26 @@ export function startDeliveryWorker(
     }
     const now = Date.now();
     const inflight = keys.inflight(tenantId, endpointId);
-    const taken = await redis.eval(
-      ACQUIRE,
-      1,
-      inflight,
-      now,
-      now + leaseMs,
-      settings.endpointConcurrency,
-      jobId,
-    );
-    if (taken !== 1) {
-      await job.moveToDelayed(now + BUSY_DELAY_MS + Math.floor(Math.random() * BUSY_DELAY_MS), token);
+    const parked = keys.parked(tenantId, endpointId);
+    const acquire = (park: boolean) =>
+      redis.eval(
+        ACQUIRE,
+        2,
+        inflight,
+        parked,
+        Date.now(),
+        Date.now() + leaseMs,
+        settings.endpointConcurrency,
+        jobId,
+        park ? 1 : 0,
+        2 * settings.parkMs,
+      );
+    if ((await acquire(false)) !== 1) {
+      // Delayed first, parked second: a release that finds the job in the set can always wake it.
+      // A release wakes it; `parkMs` bounds its sleep should that wake-up be lost (its process died).
+      await job.moveToDelayed(Date.now() + settings.parkMs, token);
+      // A slot freed in between is taken at once (and the job woken) rather than missed.
+      if ((await acquire(true)) === 1) await promoted(job);
       throw new DelayedError();
     }
     if (job.attemptsMade === 0) observer?.started?.(now - job.timestamp);
@@ -87,7 +134,7 @@ export function startDeliveryWorker(
       record.body,
       webhookHeaders(target.secrets, record.eventId, record.body),
       settings,
-    ).finally(() => redis.zrem(inflight, jobId));
+    ).finally(() => release(inflight, parked, jobId));
 
     const delivered = result.status !== null && result.status >= 200 && result.status < 300;
     const gone = result.status === 410;
