@@ -19,8 +19,9 @@ import { s3 } from './scenarios/s3-fairness';
 import { s4 } from './scenarios/s4-pacing';
 import { s5 } from './scenarios/s5-scale';
 import { s6 } from './scenarios/s6-realtime';
+import { s7 } from './scenarios/s7-webhooks';
 
-const SCENARIOS: Scenario[] = [s1, s2, s3, s4, s5, s6, egress];
+const SCENARIOS: Scenario[] = [s1, s2, s3, s4, s5, s6, s7, egress];
 /** The whole run must end well within half an hour on 2 cores; past this it stops itself. */
 const RUN_LIMIT_MS = 28 * 60_000;
 

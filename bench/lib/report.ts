@@ -58,6 +58,12 @@ export function table(rows: Row[]): string {
   ].join('\n');
 }
 
+/** The `p` quantile (0 to 1) of values sorted ascending: the smallest value at or above it. */
+export const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0
+    ? Number.NaN
+    : (sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN);
+
 /** Median of a few repeated measurements: one noisy repetition does not move it much. */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

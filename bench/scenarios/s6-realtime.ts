@@ -13,7 +13,7 @@ import {
   type SandboxSession,
 } from '../lib/forwarder';
 import { type Managed, sleep, startNode } from '../lib/processes';
-import { ms, num, type Row, verdict } from '../lib/report';
+import { ms, num, percentile, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
 import {
@@ -43,11 +43,6 @@ interface Step {
   p50: number;
   p99: number;
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0
-    ? Number.NaN
-    : (sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0);
 
 /** The process's resident memory (VmRSS) in bytes. */
 function rssBytes(pid: number | undefined): number {

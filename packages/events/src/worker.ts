@@ -1,4 +1,4 @@
-import { DelayedError, Job, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DeliveryAttempt, DeliveryJob } from './deliveries';
 import { eventId } from './ids';
@@ -6,40 +6,6 @@ import type { Events, WebhookSettings } from './index';
 import { WEBHOOKS_QUEUE } from './keys';
 import { postWebhook } from './post';
 import { webhookHeaders } from './signing';
-
-/**
- * Takes a slot of an endpoint's in-flight deliveries (a lease: a crashed process's slot comes back
- * when it ends), and takes the job off the endpoint's parked set. With `park` 1 a job finding every
- * slot taken joins that set instead (keeping its place if it is there), to be woken by the next
- * release. KEYS: inflight ZSET, parked ZSET. ARGV: now, lease end, limit, job id, park, parked TTL.
- * 1 taken, 0 full.
- */
-const ACQUIRE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-  redis.call('PEXPIREAT', KEYS[1], ARGV[2])
-  redis.call('ZREM', KEYS[2], ARGV[4])
-  return 1
-end
-if ARGV[5] == '1' then
-  redis.call('ZADD', KEYS[2], 'NX', ARGV[1], ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[6])
-end
-return 0
-`;
-
-/** Parked deliveries a release tries to wake before giving up (an entry may be stale: gone, running). */
-const WAKE_TRIES = 3;
-
-/** Moves a delayed job to the waiting ones now; false when it is not delayed (gone, woken, running). */
-async function promoted(job: Job | undefined): Promise<boolean> {
-  if (!job) return false;
-  return job.promote().then(
-    () => true,
-    () => false,
-  );
-}
 
 /** What the webhooks process's metrics learn of deliveries (plain callbacks: no metrics library here). */
 export interface DeliveryObserver {
@@ -73,26 +39,8 @@ export function startDeliveryWorker(
   observer?: DeliveryObserver,
 ): DeliveryWorker {
   const { keys, webhooks, deliveries } = events;
+  const { slots } = deliveries;
   const schedule = settings.retrySchedule;
-  const leaseMs = settings.timeoutMs + 5_000;
-
-  /**
-   * Gives the slot back, then wakes the endpoint's oldest parked delivery (the release must come
-   * first: see `ACQUIRE`). A wake-up that fails is not the delivery's failure: the parked job wakes
-   * after `parkMs` on its own.
-   */
-  const release = async (inflight: string, parked: string, jobId: string): Promise<void> => {
-    await redis.zrem(inflight, jobId);
-    await wakeParked(parked).catch(() => undefined);
-  };
-  /** Wakes the oldest parked job still asleep; an entry of one gone or running is passed over. */
-  const wakeParked = async (parked: string): Promise<void> => {
-    for (let tries = 0; tries < WAKE_TRIES; tries++) {
-      const [next] = await redis.zpopmin(parked);
-      if (next === undefined) return;
-      if (await promoted(await Job.fromId<DeliveryJob>(deliveries.queue, next))) return;
-    }
-  };
 
   const process = async (job: Job<DeliveryJob>, token?: string): Promise<string> => {
     const { tenantId, endpointId, deliveryId } = job.data;
@@ -105,27 +53,11 @@ export function startDeliveryWorker(
       return 'dropped';
     }
     const now = Date.now();
-    const inflight = keys.inflight(tenantId, endpointId);
-    const parked = keys.parked(tenantId, endpointId);
-    const acquire = (park: boolean) =>
-      redis.eval(
-        ACQUIRE,
-        2,
-        inflight,
-        parked,
-        Date.now(),
-        Date.now() + leaseMs,
-        settings.endpointConcurrency,
-        jobId,
-        park ? 1 : 0,
-        2 * settings.parkMs,
-      );
-    if ((await acquire(false)) !== 1) {
-      // Delayed first, parked second: a release that finds the job in the set can always wake it.
-      // A release wakes it; `parkMs` bounds its sleep should that wake-up be lost (its process died).
+    if (!(await slots.acquire(job.data, jobId, false))) {
+      // Delayed first, parked second (EndpointSlots); a release wakes it, `parkMs` bounds its sleep.
       await job.moveToDelayed(Date.now() + settings.parkMs, token);
       // A slot freed in between is taken at once (and the job woken) rather than missed.
-      if ((await acquire(true)) === 1) await promoted(job);
+      if (await slots.acquire(job.data, jobId, true)) await slots.wake(job);
       throw new DelayedError();
     }
     if (job.attemptsMade === 0) observer?.started?.(now - job.timestamp);
@@ -134,7 +66,7 @@ export function startDeliveryWorker(
       record.body,
       webhookHeaders(target.secrets, record.eventId, record.body),
       settings,
-    ).finally(() => release(inflight, parked, jobId));
+    ).finally(() => slots.release(job.data, jobId));
 
     const delivered = result.status !== null && result.status >= 200 && result.status < 300;
     const gone = result.status === 410;
