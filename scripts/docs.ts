@@ -738,7 +738,6 @@ const SETTING_GROUPS: [title: string, intro: string, names: string[]][] = [
       'WEBHOOK_ALLOW_PRIVATE',
       'WEBHOOK_CONCURRENCY',
       'WEBHOOK_ENDPOINT_CONCURRENCY',
-      'WEBHOOK_PARK_MS',
     ],
   ],
   [

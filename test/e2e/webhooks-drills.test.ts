@@ -23,8 +23,6 @@ let receiver: Server;
 let url: string;
 let stack: TestStack;
 let events: Events;
-/** The endpoint every drill's events go to. */
-let endpointId: string;
 const deliverers: ReturnType<typeof spawnApp>[] = [];
 
 beforeAll(async () => {
@@ -47,8 +45,6 @@ beforeAll(async () => {
       WORKER_LOCK_MS: '2000',
       WEBHOOK_TIMEOUT_MS: '30000',
       WEBHOOK_RETRY_SCHEDULE: '0,200,200,200,200,200,200,200,200,200,200,200',
-      // A parked delivery whose wake-up is lost runs after 2 s (the last drill).
-      WEBHOOK_PARK_MS: '2000',
     },
   });
   const config = loadGatewayConfig(stack.env);
@@ -60,7 +56,6 @@ beforeAll(async () => {
   );
   const created = await gw(stack, 'POST', '/webhooks', { body: { url } });
   expect(created.status).toBe(201);
-  endpointId = created.body.data.id;
 });
 afterAll(async () => {
   for (const deliverer of deliverers) deliverer.child.kill('SIGKILL');
@@ -136,26 +131,5 @@ describe('webhook delivery drills', () => {
     expect(ids.some((id) => acknowledged.has(id))).toBe(false);
     mode = 'ok';
     await allAcknowledged(ids, 'every event once the receiver is back');
-  });
-
-  it('a parked delivery whose wake-up was lost still runs, after WEBHOOK_PARK_MS', async () => {
-    mode = 'ok';
-    const keys = eventKeys(stack.prefix);
-    const inflight = keys.inflight('t1', endpointId);
-    const parked = keys.parked('t1', endpointId);
-    // Both of the endpoint's slots held by deliveries of a process that died (their leases far off).
-    const far = Date.now() + 600_000;
-    await stack.redis.zadd(inflight, far, 'ghost-1', far, 'ghost-2');
-    const ids = await publish('lost-wake-up', 1);
-    await eventually(
-      async () => ((await stack.redis.zcard(parked)) === 1 ? true : undefined),
-      10_000,
-      'the delivery parked',
-    );
-    expect(ids.some((id) => acknowledged.has(id))).toBe(false);
-    // The process dies after popping the parked delivery, before waking it: nothing will.
-    await stack.redis.del(parked);
-    await stack.redis.zrem(inflight, 'ghost-1', 'ghost-2');
-    await allAcknowledged(ids, 'the parked delivery, on its own timer');
   });
 });

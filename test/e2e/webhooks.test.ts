@@ -403,23 +403,6 @@ describe('deliveries', () => {
     expect(open.get('/r/slow/200/800')?.most).toBe(2);
   });
 
-  it("parks a busy endpoint's backlog until slots free, rather than polling it", async () => {
-    const endpoint = await createEndpoint('backlog', '200/300', { events: ['stories.purchased'] });
-    for (let i = 0; i < 10; i++) await publish('stories.purchased');
-    const completed = await eventually(async () => {
-      const jobs = (await events.deliveries.queue.getJobs(['completed'])).filter(
-        (job) => job.data.endpointId === endpoint.id,
-      );
-      return jobs.length === 10 ? jobs : undefined;
-    }, 10_000);
-    expect(at('/r/backlog/200/300')).toHaveLength(10);
-    expect(open.get('/r/backlog/200/300')?.most).toBe(2);
-    // Over 1.5 s of backlog, each job ran at most three times: the pass that found both slots taken,
-    // the one its wake-up started, and one more if another job took the freed slot first. Polling
-    // the busy endpoint every 200-400 ms started the last ones five times and more.
-    for (const job of completed) expect(job.attemptsStarted, job.id).toBeLessThanOrEqual(3);
-  });
-
   it('keeps no secret in Redis in plaintext', async () => {
     const haystack = (await redisText(stack)).join('\n');
     expect(secrets.length).toBeGreaterThan(5);

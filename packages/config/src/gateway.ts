@@ -185,11 +185,6 @@ export const GatewayEnv = Type.Object({
     'deliveries of one endpoint in flight at once, across all processes',
     1,
   ),
-  WEBHOOK_PARK_MS: Int(
-    60_000,
-    "a delivery parked behind its endpoint's busy slots runs after this at the latest, should the wake-up it waits for be lost (its process died)",
-    1_000,
-  ),
   PLATFORM_WS_URL: Type.String({
     default: 'wss://wsv3.fansly.com/?v=3',
     description: "the platform's realtime websocket (the local stack: the sandbox's)",
@@ -257,7 +252,6 @@ export function webhookSettings(config: GatewayConfig) {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     concurrency: config.WEBHOOK_CONCURRENCY,
     endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
-    parkMs: config.WEBHOOK_PARK_MS,
     lockMs: config.WORKER_LOCK_MS,
   };
 }

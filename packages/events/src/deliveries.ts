@@ -3,7 +3,6 @@ import type { Redis } from 'ioredis';
 import type { GatewayEvent } from './catalog';
 import { deliveryId as deliveryIdOf, isDeliveryId } from './ids';
 import { type EventKeys, WEBHOOKS_QUEUE } from './keys';
-import { EndpointSlots } from './slots';
 
 /** What a delivery job carries: references only (no secret, no body). */
 export interface DeliveryJob {
@@ -38,10 +37,6 @@ export interface DeliverySettings {
   retentionHours: number;
   /** Delay before each attempt, ms: the first is the delivery's, then one per retry. */
   retrySchedule: number[];
-  /** A 2xx must come within this long (a slot's lease is 5 s more). */
-  timeoutMs: number;
-  endpointConcurrency: number;
-  parkMs: number;
 }
 
 /**
@@ -51,7 +46,6 @@ export interface DeliverySettings {
  */
 export class Deliveries {
   readonly queue: Queue<DeliveryJob>;
-  readonly slots: EndpointSlots;
 
   constructor(
     private readonly redis: Redis,
@@ -60,11 +54,6 @@ export class Deliveries {
   ) {
     this.queue = new Queue<DeliveryJob>(WEBHOOKS_QUEUE, { connection: redis, prefix: keys.bullmqPrefix });
     this.queue.on('error', () => undefined); // Redis away: reported once by the process (`watchRedis`)
-    this.slots = new EndpointSlots(redis, keys, this.queue, {
-      endpointConcurrency: settings.endpointConcurrency,
-      parkMs: settings.parkMs,
-      leaseMs: settings.timeoutMs + 5_000,
-    });
   }
 
   private get retentionMs(): number {
@@ -98,10 +87,6 @@ export class Deliveries {
     });
     await records.exec();
     const schedule = this.settings.retrySchedule;
-    const first = manual ? 0 : (schedule[0] ?? 0);
-    // An endpoint with deliveries parked: a new one would only wait behind them, so it is parked at
-    // once rather than taking a pass of the queue first (in a burst of thousands, a pass each).
-    const parkNow = new Set(first === 0 && !manual ? await this.withParked(tenantId, endpointIds) : []);
     const keep = { age: Math.ceil(this.retentionMs / 1000) };
     await this.queue.addBulk(
       jobs.map(({ deliveryId, jobId, endpointId }) => ({
@@ -110,24 +95,14 @@ export class Deliveries {
         opts: {
           jobId,
           attempts: manual ? 1 : schedule.length,
-          delay: parkNow.has(endpointId) ? this.settings.parkMs : first,
+          delay: manual ? 0 : (schedule[0] ?? 0),
           backoff: { type: 'webhook' },
           removeOnComplete: keep,
           removeOnFail: keep,
         },
       })),
     );
-    for (const { jobId, endpointId } of jobs)
-      if (parkNow.has(endpointId)) await this.slots.park(tenantId, endpointId, [jobId]);
     return jobs.map((job) => job.deliveryId);
-  }
-
-  /** Which of `endpointIds` have deliveries parked now. */
-  private async withParked(tenantId: string, endpointIds: string[]): Promise<string[]> {
-    const read = this.redis.pipeline();
-    for (const endpointId of endpointIds) read.exists(this.keys.parked(tenantId, endpointId));
-    const answers = (await read.exec()) ?? [];
-    return endpointIds.filter((_endpointId, i) => answers[i]?.[1] === 1);
   }
 
   /**

@@ -38,8 +38,6 @@ export interface WebhookSettings {
   concurrency: number;
   /** Deliveries of one endpoint in flight at once, across all processes. */
   endpointConcurrency: number;
-  /** A delivery parked behind its endpoint's busy slots sleeps at most this long (its wake-up lost). */
-  parkMs: number;
   /** A delivery whose process stops renewing its lock this long is taken over by another. */
   lockMs: number;
 }

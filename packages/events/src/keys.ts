@@ -19,7 +19,6 @@ export const WEBHOOKS_QUEUE = 'webhooks';
  * | `p:{t:<tenant>}:webhook:<id>:dlv:<dlvId>`    | HASH   | one delivery: event id and the body sent               |
  * | `p:{t:<tenant>}:webhook:<id>:pending`        | SET    | its delivery jobs not finished yet (dropped on delete)  |
  * | `p:{t:<tenant>}:webhook:<id>:inflight`       | ZSET   | job id → lease end (ms): its deliveries in flight      |
- * | `p:{t:<tenant>}:webhook:<id>:parked`         | ZSET   | job id → when parked: deliveries waiting for a slot     |
  */
 export function eventKeys(prefix: string) {
   const tenant = (tenantId: string) => `${prefix}:{t:${tenantId}}`;
@@ -35,7 +34,6 @@ export function eventKeys(prefix: string) {
       `${endpoint(tenantId, id)}:dlv:${deliveryId}`,
     pending: (tenantId: string, id: string) => `${endpoint(tenantId, id)}:pending`,
     inflight: (tenantId: string, id: string) => `${endpoint(tenantId, id)}:inflight`,
-    parked: (tenantId: string, id: string) => `${endpoint(tenantId, id)}:parked`,
   };
 }
 export type EventKeys = ReturnType<typeof eventKeys>;

@@ -7,6 +7,23 @@ import { WEBHOOKS_QUEUE } from './keys';
 import { postWebhook } from './post';
 import { webhookHeaders } from './signing';
 
+/**
+ * Takes a slot of an endpoint's in-flight deliveries (a lease: a crashed process's slot comes back
+ * when it ends). KEYS: inflight ZSET. ARGV: now, lease end, limit, job id. 1 taken, 0 full.
+ */
+const ACQUIRE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+  redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+`;
+
+/** How long a delivery whose endpoint is busy waits before it looks again (plus jitter). */
+const BUSY_DELAY_MS = 200;
+
 /** What the webhooks process's metrics learn of deliveries (plain callbacks: no metrics library here). */
 export interface DeliveryObserver {
   /** A delivery's first attempt is being sent, `waitedMs` after it was queued. */
@@ -25,11 +42,8 @@ export interface DeliveryWorker {
  * signed with the endpoint's live secrets; any failure but a 410 is retried on the schedule (BullMQ's
  * attempts and backoff), so a job is kept until delivered or given up, and a job whose process died
  * is taken over by another (stalled-job recovery): at least once. At most `endpointConcurrency`
- * deliveries of one endpoint run at once across all processes. A job over it is parked: it sleeps in
- * BullMQ's delayed set (holding no slot of the process) and in the endpoint's parked set, and the
- * next delivery of that endpoint to finish wakes the oldest parked one. So a slow endpoint, or one
- * with a backlog of thousands, costs one pass per job rather than a pass every few hundred ms, and
- * other endpoints' deliveries do not queue behind its retries.
+ * deliveries of one endpoint run at once across all processes; a job over it waits in BullMQ's
+ * delayed set without holding a slot of the process, so a slow endpoint does not hold up others.
  */
 export function startDeliveryWorker(
   redis: Redis,
@@ -39,8 +53,8 @@ export function startDeliveryWorker(
   observer?: DeliveryObserver,
 ): DeliveryWorker {
   const { keys, webhooks, deliveries } = events;
-  const { slots } = deliveries;
   const schedule = settings.retrySchedule;
+  const leaseMs = settings.timeoutMs + 5_000;
 
   const process = async (job: Job<DeliveryJob>, token?: string): Promise<string> => {
     const { tenantId, endpointId, deliveryId } = job.data;
@@ -53,11 +67,18 @@ export function startDeliveryWorker(
       return 'dropped';
     }
     const now = Date.now();
-    if (!(await slots.acquire(job.data, jobId, false))) {
-      // Delayed first, parked second (EndpointSlots); a release wakes it, `parkMs` bounds its sleep.
-      await job.moveToDelayed(Date.now() + settings.parkMs, token);
-      // A slot freed in between is taken at once (and the job woken) rather than missed.
-      if (await slots.acquire(job.data, jobId, true)) await slots.wake(job);
+    const inflight = keys.inflight(tenantId, endpointId);
+    const taken = await redis.eval(
+      ACQUIRE,
+      1,
+      inflight,
+      now,
+      now + leaseMs,
+      settings.endpointConcurrency,
+      jobId,
+    );
+    if (taken !== 1) {
+      await job.moveToDelayed(now + BUSY_DELAY_MS + Math.floor(Math.random() * BUSY_DELAY_MS), token);
       throw new DelayedError();
     }
     if (job.attemptsMade === 0) observer?.started?.(now - job.timestamp);
@@ -66,7 +87,7 @@ export function startDeliveryWorker(
       record.body,
       webhookHeaders(target.secrets, record.eventId, record.body),
       settings,
-    ).finally(() => slots.release(job.data, jobId));
+    ).finally(() => redis.zrem(inflight, jobId));
 
     const delivered = result.status !== null && result.status >= 200 && result.status < 300;
     const gone = result.status === 410;
