@@ -34,13 +34,13 @@ export function startJobCallbacks(
       event: completed ? 'jobs.completed' : 'jobs.failed',
       accountId: view.payload.accountId ?? null,
       data: { jobId, ...jobAnswer(result, jobId, keyring) },
-      ...requestOf(view),
+      requestId: view.payload.requestId,
     });
-    log.debug({ ...requestOf(view), jobId, state: result.state }, 'job callback told');
+    log.debug({ requestId: view.payload.requestId, jobId, state: result.state }, 'job callback told');
   };
   const told = (jobId: string, result: WaitResult, known?: JobView) =>
     tell(jobId, result, known).catch((error: unknown) =>
-      log.warn({ err: error, ...requestOf(known), jobId }, 'job callback not told'),
+      log.warn({ err: error, requestId: known?.payload.requestId, jobId }, 'job callback not told'),
     );
   const queue = new OperationsQueue({
     redis,
@@ -65,12 +65,6 @@ export function startJobCallbacks(
       await queue.close();
     },
   };
-}
-
-/** The API request that queued the job, for a log line about its callback (unknown for old jobs). */
-function requestOf(view: JobView | undefined): { requestId?: string } {
-  const requestId = view?.payload.requestId;
-  return requestId === undefined ? {} : { requestId };
 }
 
 /**

@@ -10,7 +10,7 @@ export interface DeliveryJob {
   endpointId: string;
   deliveryId: string;
   /** The API request whose end the event tells (`PublishInput.requestId`), for log lines. */
-  requestId?: string;
+  requestId?: string | undefined;
 }
 
 /** One attempt of a delivery, as `GET /webhooks/{id}/deliveries` lists it. */
@@ -91,7 +91,7 @@ export class Deliveries {
     await this.queue.addBulk(
       jobs.map(({ deliveryId, jobId, endpointId }) => ({
         name: 'deliver',
-        data: { tenantId, endpointId, deliveryId, ...(requestId === undefined ? {} : { requestId }) },
+        data: { tenantId, endpointId, deliveryId, requestId },
         opts: {
           jobId,
           attempts: manual ? 1 : schedule.length,

@@ -31,7 +31,7 @@ export interface PublishInput {
    * The API request whose end the event tells (`jobs.*`): its deliveries' log lines name it. Never
    * part of the event, stored or sent.
    */
-  requestId?: string;
+  requestId?: string | undefined;
 }
 
 export interface PublishResult {
