@@ -12,6 +12,8 @@ abstract class ProcessMetrics {
   readonly registry = new Registry();
   /** Reads done when scraped (Redis), before the registry is rendered. */
   private readonly refreshers: (() => Promise<void>)[] = [];
+  /** The reads under way: scrapes that overlap share them, so each fill happens once. */
+  private refreshing: Promise<void> | undefined;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -23,7 +25,12 @@ abstract class ProcessMetrics {
 
   /** The Prometheus text of every family, after the reads done when scraped. */
   async render(): Promise<string> {
-    await Promise.all(this.refreshers.map((refresh) => refresh()));
+    this.refreshing ??= Promise.all(this.refreshers.map((refresh) => refresh()))
+      .then(() => undefined)
+      .finally(() => {
+        this.refreshing = undefined;
+      });
+    await this.refreshing;
     return this.registry.metrics();
   }
 
@@ -58,7 +65,7 @@ export interface PlatformCallReport {
   durationMs: number;
 }
 
-/** What the API reads from Redis when scraped (packages/queue `readQueueSnapshot`). */
+/** What the API reads from Redis when scraped (packages/queue `QueueStats.snapshot`). */
 export interface QueueSnapshot {
   /** Jobs of each queue by state. */
   queues: { queue: string; counts: Record<string, number> }[];

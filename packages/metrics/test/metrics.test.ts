@@ -99,6 +99,20 @@ describe('ApiMetrics', () => {
     await api.render();
     expect(Date.now() - started).toBeLessThan(1_500);
   });
+
+  it('lets scrapes that overlap share one read of Redis and one fill', async () => {
+    const api = new ApiMetrics();
+    let reads = 0;
+    api.readQueues(async () => {
+      reads += 1;
+      await new Promise((done) => setTimeout(done, 20));
+      return { queues: [], pausedAccounts: 0, backlogs: [1, 2, 3] };
+    }, 1_000);
+    const [first, second] = await Promise.all([families(api), families(api)]);
+    expect(reads).toBe(1);
+    expect(sampleSum(first, 'cg_lane_backlog_count')).toBe(3);
+    expect(sampleSum(second, 'cg_lane_backlog_count')).toBe(3);
+  });
 });
 
 describe('WorkerMetrics, ListenerMetrics, WebhooksMetrics', () => {
