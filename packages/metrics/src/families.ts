@@ -92,12 +92,12 @@ export const FAMILIES = {
   // Platform calls (worker, listener).
   platformCalls: counter(
     'cg_platform_calls_total',
-    'Calls to the platform by endpoint and outcome (ok, rate_limited, http_4xx, http_5xx, timeout, network, proxy, bad_response)',
+    'Calls to the platform by endpoint and outcome (ok, rate_limited, http_4xx, http_5xx, refused, timeout, network, proxy, bad_response, error)',
     ['endpoint', 'outcome'],
   ),
   platformDuration: histogram(
     'cg_platform_call_duration_seconds',
-    'Time a platform call took, answer body included, by endpoint',
+    'Time a platform call took, to its answer (the body of a JSON answer included; a CDN file to its headers), by endpoint',
     LATENCY_BUCKETS,
     ['endpoint'],
   ),

@@ -1,5 +1,5 @@
 /**
- * `pnpm --filter @cg/sdk generate` (or `pnpm sdk:generate`): (re)writes the SDK's generated sources
+ * `pnpm --filter @cg/sdk generate`: (re)writes the SDK's generated sources
  * from the OpenAPI document the API serves at `GET /openapi.json`, so that the client cannot drift
  * from the routes.
  *
@@ -58,12 +58,6 @@ export function methodName(operationId: string): string {
   return operationId.replace(/[-_.\s]+([A-Za-z0-9])/g, (_all, next: string) => next.toUpperCase());
 }
 
-/** A name for a route the document gives no operationId (`GET /readyz` → `get-readyz`). */
-function fallbackId(method: string, path: string): string {
-  const words = path.split('/').filter((word) => word !== '' && !word.startsWith('{'));
-  return [method, ...words].join('-');
-}
-
 export interface OperationEntry {
   id: string;
   method: Uppercase<(typeof METHODS)[number]>;
@@ -95,7 +89,8 @@ export function operationEntries(doc: OpenApiDocument, slug: string): Record<str
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const id = operation.operationId ?? fallbackId(method, path);
+      const id = operation.operationId;
+      if (id === undefined) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       const name = methodName(id);
       if (entries[name]) throw new Error(`two operations are named ${name} (${id}, ${entries[name].id})`);
       if (RESERVED.has(name))

@@ -51,7 +51,7 @@ function isErrorBody(body: unknown): body is ErrorBody {
 
 /**
  * A request answered 202 whose job had not finished when the client stopped polling it
- * (`pollTimeoutMs`). The job goes on: its result stays at `GET /jobs/{jobId}` (`client.jobStatus`)
+ * (`poll.timeoutMs`). The job goes on: its result stays at `GET /jobs/{jobId}` (`client.jobStatus`)
  * for the job retention.
  */
 export class JobTimeoutError extends Error {
