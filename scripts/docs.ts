@@ -19,7 +19,6 @@ import { pathToFileURL } from 'node:url';
 import { loadApiDocument } from '@cg/api';
 import { GatewayEnv } from '@cg/config';
 import { ERROR_STATUS, type ErrorCode, STATUS_NAMES } from '@cg/contract';
-import { exampleClock, PINNED_EXAMPLE_CLOCK_MS } from '@cg/operations';
 import { API_PREFIX, type EndpointDef, endpoints } from '@cg/platform-client';
 import { MAX_EXTRA_CREATORS } from '@cg/platform-sim';
 
@@ -30,7 +29,6 @@ export type DocFile = (typeof DOC_FILES)[number];
 
 /** The three documents, by path from the repository root. */
 export async function generateDocs(): Promise<Record<DocFile, string>> {
-  exampleClock.now = () => PINNED_EXAMPLE_CLOCK_MS;
   const api = await apiDocument();
   return {
     'docs/api.md': apiReference(api),

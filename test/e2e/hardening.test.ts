@@ -98,6 +98,17 @@ describe('slow and stalled requests (BODY_IDLE_TIMEOUT_MS and HEADERS_TIMEOUT_MS
     expect(answer?.body.requestId).toMatch(/^req_/);
   });
 
+  it("names the caller's X-Request-Id in that 408", async () => {
+    const seen = await exchange(
+      stack,
+      `${post('/connect', 5000, `x-api-key: ${stack.keys.t1}\r\nx-request-id: stalled-body-1\r\n`)}{"username":"`,
+    );
+    const [answer] = answers(seen.answer);
+    expect(answer?.status).toBe(408);
+    expect(answer?.body.requestId).toBe('stalled-body-1');
+    expect(answer?.headers['x-request-id']).toBe('stalled-body-1');
+  });
+
   it('closes a stalled body that was already refused (401 before the body) within the bound', async () => {
     const seen = await exchange(stack, `${post('/connect', 5000)}{"username":"`);
     expect(seen.closedAfterMs).toBeLessThan(4_000);

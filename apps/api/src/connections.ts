@@ -6,6 +6,7 @@ import { errorBody, GatewayError, STATUS_NAMES } from '@cg/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ApiConfig } from './context';
 import { newRequestId, type RouteMethods } from './errors';
+import { requestIdOf } from './request-id';
 
 /**
  * How often Node looks for requests past `HEADERS_TIMEOUT_MS` / `REQUEST_TIMEOUT_MS` (its default is
@@ -91,9 +92,19 @@ export function installBodyIdleTimeout(app: FastifyInstance, idleMs: number): vo
       socket.setTimeout(response.writableFinished ? app.server.keepAliveTimeout : app.server.timeout),
     );
     request.once('timeout', () => {
-      app.log.info({ idleMs, method: request.method }, 'request body stalled; closing the connection');
+      const requestId = requestIdOf(request);
+      app.log.info(
+        { requestId, idleMs, method: request.method },
+        'request body stalled; closing the connection',
+      );
       if (response.headersSent) socket.destroy();
-      else answerAndClose(socket, new GatewayError('REQUEST_TIMEOUT', 'the request body stopped arriving'));
+      else
+        answerAndClose(
+          socket,
+          new GatewayError('REQUEST_TIMEOUT', 'the request body stopped arriving'),
+          {},
+          requestId,
+        );
     });
     // An answer sent before the body ended (a 401, a 413) leaves Node reading the rest to discard
     // it, under its keep-alive timer: the idle bound holds for that rest too.
@@ -126,8 +137,12 @@ export function refuseConnect(app: FastifyInstance, methods: RouteMethods): void
 }
 
 /** A whole answer written on the socket itself (no Fastify reply exists), then the socket closes. */
-function answerAndClose(socket: Duplex, error: GatewayError, headers: Record<string, string> = {}): void {
-  const requestId = newRequestId();
+function answerAndClose(
+  socket: Duplex,
+  error: GatewayError,
+  headers: Record<string, string> = {},
+  requestId = newRequestId(),
+): void {
   const body = JSON.stringify(errorBody(error, requestId));
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
