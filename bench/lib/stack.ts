@@ -229,6 +229,17 @@ export async function startGateway(options: {
   return gateway;
 }
 
+/** A webhook endpoint of the gateway's bootstrap tenant at `url`, for the `event` named. */
+export async function registerWebhook(gateway: Gateway, url: string, event: string): Promise<void> {
+  const response = await fetch(`${gateway.origin}/api/${SLUG}/webhooks`, {
+    method: 'POST',
+    headers: { 'x-api-key': gateway.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, events: [event] }),
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`POST /webhooks: ${response.status} ${text.slice(0, 300)}`);
+}
+
 /** The baseline proxy (bench/baseline) as its own process. */
 export async function startBaseline(options: {
   scenario: string;

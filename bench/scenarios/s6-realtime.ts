@@ -20,8 +20,8 @@ import {
   benchUsernames,
   connectAccounts,
   type Gateway,
+  registerWebhook,
   type Sandbox,
-  SLUG,
   sandboxWsUrl,
   startGateway,
   startSandbox,
@@ -211,16 +211,6 @@ async function idle(pid: number | undefined, timeoutMs: number): Promise<number>
   return Date.now() - start;
 }
 
-async function registerWebhook(gateway: Gateway, url: string): Promise<void> {
-  const response = await fetch(`${gateway.origin}/api/${SLUG}/webhooks`, {
-    method: 'POST',
-    headers: { 'x-api-key': gateway.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ url, events: ['messages.received'] }),
-  });
-  const text = await response.text();
-  if (response.status !== 201) throw new Error(`POST /webhooks: ${response.status} ${text.slice(0, 300)}`);
-}
-
 /**
  * S6 realtime: the sandbox streams activity over N accounts at rising rates; the gateway's path
  * (listener, event log, delivery queue, signed POST) against the bench's forwarder (one websocket
@@ -308,7 +298,7 @@ export const s6: Scenario = {
       const gatewayReceiver = new Receiver();
       const gatewayUrl = await gatewayReceiver.start();
       scope.defer(() => gatewayReceiver.close());
-      await registerWebhook(gateway, gatewayUrl);
+      await registerWebhook(gateway, gatewayUrl, 'messages.received');
       // The listener's backfill (unread messages of the forwarder's steps) is delivered first.
       // Events published before the endpoint existed are delivered to it too: wait them out.
       await quiet(gatewayReceiver, 3_000, 240_000);

@@ -9,7 +9,7 @@ import { commandDelta } from '../lib/redis';
 import { ms, num, percentile, type Row, verdict } from '../lib/report';
 import type { Scenario } from '../lib/scenario';
 import { Scope } from '../lib/scope';
-import { type Gateway, SLUG, sandboxWsUrl, startGateway, startSandbox } from '../lib/stack';
+import { registerWebhook, sandboxWsUrl, startGateway, startSandbox } from '../lib/stack';
 
 /** The bootstrap key's tenant (`GATEWAY_BOOTSTRAP_TENANT`), whose endpoints the scenario registers. */
 const TENANT = 'default';
@@ -44,15 +44,6 @@ class Receiver {
     this.server.closeAllConnections();
     return new Promise((done) => this.server.close(() => done()));
   }
-}
-
-async function registerEndpoint(gateway: Gateway, url: string, event: string): Promise<void> {
-  const response = await fetch(`${gateway.origin}/api/${SLUG}/webhooks`, {
-    method: 'POST',
-    headers: { 'x-api-key': gateway.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ url, events: [event] }),
-  });
-  if (response.status !== 201) throw new Error(`webhook endpoint not created: ${response.status}`);
 }
 
 /**
@@ -108,8 +99,8 @@ export const s7: Scenario = {
       const receiver = new Receiver();
       const origin = await receiver.listen();
       scope.defer(() => receiver.close());
-      await registerEndpoint(gateway, `${origin}/cold`, 'messages.received');
-      await registerEndpoint(gateway, `${origin}/hot`, 'tips.received');
+      await registerWebhook(gateway, `${origin}/cold`, 'messages.received');
+      await registerWebhook(gateway, `${origin}/hot`, 'tips.received');
       const config = loadGatewayConfig(gateway.env);
       const store = connectRedis(config);
       scope.defer(async () => store.disconnect());
