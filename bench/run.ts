@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [S1 S2 ...] [--quick] [--profile]`: runs the benchmark scenarios of issue 5 against
+ * `pnpm bench [S1 S2 ...] [--quick | --smoke] [--profile]`: runs the benchmark scenarios of issue 5 against
  * the gateway and the baseline proxy on loopback, prints one table row per figure and writes
  * bench/results/<date>.json. Everything it starts, it stops; every run is bounded in time.
  */
@@ -7,11 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { InvalidLoad } from './lib/load';
 import { ROOT, stopAll } from './lib/processes';
 import { summariseProfiles } from './lib/profile';
 import { RedisProbe, startBenchRedis } from './lib/redis';
 import { type Row, type ScenarioOutcome, table } from './lib/report';
-import type { Scenario } from './lib/scenario';
+import type { Scale, Scenario } from './lib/scenario';
 import { egress } from './scenarios/egress';
 import { s1 } from './scenarios/s1-overhead';
 import { s2 } from './scenarios/s2-fanout';
@@ -20,8 +21,9 @@ import { s4 } from './scenarios/s4-pacing';
 import { s5 } from './scenarios/s5-scale';
 import { s6 } from './scenarios/s6-realtime';
 import { s7 } from './scenarios/s7-webhooks';
+import { s8 } from './scenarios/s8-stream';
 
-const SCENARIOS: Scenario[] = [s1, s2, s3, s4, s5, s6, s7, egress];
+const SCENARIOS: Scenario[] = [s1, s2, s3, s4, s5, s6, s7, s8, egress];
 /** The whole run must end well within half an hour on 2 cores; past this it stops itself. */
 const RUN_LIMIT_MS = 28 * 60_000;
 
@@ -34,18 +36,19 @@ const stopEverything = () => stopAll().finally(() => stopRedis());
 function parseArgs(argv: string[]) {
   const flags = new Set(argv.filter((arg) => arg.startsWith('--')));
   for (const flag of flags)
-    if (!['--quick', '--profile'].includes(flag))
-      throw new Error(`unknown option ${flag} (--quick, --profile)`);
+    if (!['--quick', '--smoke', '--profile'].includes(flag))
+      throw new Error(`unknown option ${flag} (--quick, --smoke, --profile)`);
   const names = argv.filter((arg) => !arg.startsWith('--')).map((arg) => arg.toUpperCase());
   const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0)
     throw new Error(`unknown scenario ${unknown.join(', ')} (${SCENARIOS.map((s) => s.name).join(', ')})`);
   const selected = names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
-  return { selected, quick: flags.has('--quick'), profile: flags.has('--profile') };
+  const scale: Scale = flags.has('--smoke') ? 'smoke' : flags.has('--quick') ? 'quick' : 'full';
+  return { selected, scale, profile: flags.has('--profile') };
 }
 
 async function main(): Promise<number> {
-  const { selected, quick, profile } = parseArgs(process.argv.slice(2));
+  const { selected, scale, profile } = parseArgs(process.argv.slice(2));
   const started = new Date();
   const stamp = started.toISOString().slice(0, 10);
   const resultsDir = resolve(ROOT, 'bench/results');
@@ -61,7 +64,7 @@ async function main(): Promise<number> {
   const banner = [
     `creator-gateway benchmarks ${started.toISOString()} on ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average ${loadAverage}`,
     `Redis ${redis.version} (${redis.source}) at ${redis.url}`,
-    ...(quick ? ['--quick: shortened runs, not for reporting'] : []),
+    ...(scale === 'full' ? [] : [`--${scale}: shortened runs, not for reporting`]),
     ...(profile
       ? [
           `--profile: CPU profiles in ${profileRoot} (profiling slows every process: figures are not for reporting)`,
@@ -85,7 +88,7 @@ async function main(): Promise<number> {
         redis,
         probe,
         cpuProfDir,
-        quick,
+        scale,
         log: (message) => out(`  ${scenario.name}: ${message}\n`),
       });
       rows.push(...outcome.rows);
@@ -104,16 +107,21 @@ async function main(): Promise<number> {
       out(`  ${scenario.name}: done in ${Math.round((Date.now() - begin) / 1000)} s\n\n`);
     } catch (error) {
       failed = true;
-      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      out(`  ${scenario.name}: FAILED: ${message}\n\n`);
+      const invalid = error instanceof InvalidLoad;
+      const message = invalid
+        ? error.message
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error);
+      out(`  ${scenario.name}: ${invalid ? 'INVALID' : 'FAILED'}: ${message}\n\n`);
       rows.push({
         scenario: scenario.name,
         metric: scenario.title,
-        gateway: 'failed (see log)',
+        gateway: invalid ? message : 'failed (see log)',
         baseline: '—',
         ratio: '—',
         target: '—',
-        verdict: 'missed',
+        verdict: invalid ? 'invalid' : 'missed',
       });
       scenarios[scenario.name] = { at: new Date(begin).toISOString(), error: message };
       await stopAll();
@@ -124,7 +132,7 @@ async function main(): Promise<number> {
   await redis.stop();
 
   out(`${table(rows)}\n\n${notes.map((note) => `- ${note}`).join('\n')}\n`);
-  const file = join(resultsDir, `${stamp}${profile ? '-profile' : quick ? '-quick' : ''}.json`);
+  const file = join(resultsDir, `${stamp}${profile ? '-profile' : scale === 'full' ? '' : `-${scale}`}.json`);
   mkdirSync(resultsDir, { recursive: true });
   // A run of some scenarios replaces those and keeps the day's other entries.
   const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { scenarios?: object }) : {};
@@ -140,7 +148,7 @@ async function main(): Promise<number> {
           node: process.version,
           redis: `${redis.version} (${redis.source})`,
         },
-        quick,
+        scale,
         profile,
         // The figures belong to this code: the commit, and whether the gateway's sources had changes.
         code: codeVersion(),

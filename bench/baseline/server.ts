@@ -1,5 +1,6 @@
 import { envelope, errorBody, GatewayError } from '@cg/contract';
 import {
+  addTextFormats,
   type Connector,
   type ConnectRequest,
   type ConnectResult,
@@ -58,6 +59,8 @@ export async function buildBaseline(options: BaselineOptions): Promise<FastifyIn
   const app = Fastify({
     logger: { level: 'warn' },
     logController: new LogController({ disableRequestLogging: true }),
+    // The routes' schemas name the text formats, as the gateway's validators know them.
+    ajv: { plugins: [addTextFormats] },
   });
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler((error: Error & { validation?: unknown }, request, reply) => {

@@ -7,7 +7,8 @@ export interface Row {
   baseline: string;
   ratio: string;
   target: string;
-  verdict: 'met' | 'missed' | 'n/a';
+  /** `invalid`: the scenario's answers were not what its figures count on (no figure is given). */
+  verdict: 'met' | 'missed' | 'n/a' | 'invalid';
   values?: { gateway?: number; baseline?: number; ratio?: number };
 }
 

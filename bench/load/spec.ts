@@ -24,6 +24,11 @@ export interface LoadSpec {
   durationMs: number;
   /** Stop starting requests after this many (S5's fixed number of jobs). */
   maxRequests?: number;
+  /**
+   * The statuses the scenario's figures count on: an answer with any other (a 429, a 5xx, a
+   * transport error), warm-up included, makes the run invalid instead of a figure.
+   */
+  expect: string[];
   timeoutMs: number;
 }
 

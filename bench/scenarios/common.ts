@@ -16,6 +16,7 @@ import {
 /** The cheap read every load-oriented scenario uses: the connected account's own profile. */
 export const mePath = (accountId: string) => `/api/${SLUG}/${accountId}/me`;
 
+/** A load of `paths` on `target`; its answers are expected to be 200s unless `shape.expect` says. */
 export function loadSpec(
   target: Target,
   paths: string[],
@@ -28,6 +29,7 @@ export function loadSpec(
     paths,
     assign: 'round-robin',
     timeoutMs: 30_000,
+    expect: ['200'],
     ...rest,
     headers: { 'x-api-key': target.apiKey, ...headers },
   };

@@ -1,7 +1,7 @@
 import { cpuLine } from '../lib/cpu';
 import { rateOf } from '../lib/load';
 import { ms, num, type Row, verdict } from '../lib/report';
-import type { Scenario } from '../lib/scenario';
+import { type Scenario, sizer } from '../lib/scenario';
 import { Scope } from '../lib/scope';
 import { benchUsernames, connectAccounts, type Target } from '../lib/stack';
 import { jobStages, stagesLine } from '../lib/stages';
@@ -30,11 +30,12 @@ export const s2: Scenario = {
   name: 'S2',
   title: 'fan-out: 500 accounts, one caller each, 200 ms platform latency',
   async run(context) {
-    const { redis, probe, quick, log } = context;
-    const accounts = quick ? 100 : 500;
+    const { redis, probe, scale, log } = context;
+    const size = sizer(scale);
+    const accounts = size(500, 100, 20);
     const ideal = (accounts * 1000) / PLATFORM_LATENCY_MS;
-    const warmupMs = quick ? 2_000 : 5_000;
-    const durationMs = quick ? 5_000 : 20_000;
+    const warmupMs = size(5_000, 2_000, 500);
+    const durationMs = size(20_000, 5_000, 1_500);
     const workers = 2;
     // Both sides get a socket pool as large as the callers, so the comparison stays about the queue.
     const platformConnections = accounts + 64;

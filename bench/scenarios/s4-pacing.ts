@@ -2,7 +2,7 @@ import { type OperationDef, type OperationSchemas, operations } from '@cg/operat
 import { type LoadResult, runLoad } from '../lib/load';
 import { type CommandCounts, commandDelta } from '../lib/redis';
 import { notApplicable, num, type Row, verdict } from '../lib/report';
-import type { Scenario } from '../lib/scenario';
+import { type Scenario, sizer } from '../lib/scenario';
 import { Scope } from '../lib/scope';
 import {
   benchUsernames,
@@ -30,7 +30,8 @@ export const s4: Scenario = {
   name: 'S4',
   title: 'pacing: chat media stats every second per account, 10 s gap',
   async run(context) {
-    const { probe, quick, log } = context;
+    const { probe, scale, log } = context;
+    const size = sizer(scale);
     const op = (operations as unknown as OperationDef<OperationSchemas>[]).find((o) =>
       o.path.endsWith('/media-stats'),
     );
@@ -49,11 +50,13 @@ export const s4: Scenario = {
         details: { skipped: why },
       };
     }
-    const accounts = quick ? 20 : 100;
-    const loadMs = quick ? 60_000 : 180_000;
-    const tailMs = quick ? 10_000 : 30_000;
-    const baselineMs = quick ? 10_000 : 20_000;
-    const sampleMs = 10_000;
+    const accounts = size(100, 20, 5);
+    const loadMs = size(180_000, 60_000, 8_000);
+    const tailMs = size(30_000, 10_000, 2_000);
+    const baselineMs = size(20_000, 10_000, 2_000);
+    const sampleMs = size(10_000, 10_000, 1_000);
+    /** The span the first and last windows of the load compare (a minute, but in a smoke run). */
+    const windowMs = size(60_000, 60_000, 3_000);
     const scope = new Scope();
     try {
       // Accounts 1..N for the gateway, N+1..2N for the baseline: each side's gaps are its own.
@@ -116,6 +119,7 @@ export const s4: Scenario = {
             headers: { prefer: 'respond-async' },
             warmupMs: 0,
             durationMs: loadMs,
+            expect: ['202'],
           }),
         );
         await new Promise((done) => setTimeout(done, tailMs));
@@ -141,8 +145,8 @@ export const s4: Scenario = {
           .join(', ');
         return { perMinute: minutes > 0 ? delta.total / minutes : Number.NaN, top };
       };
-      const first = window(0, 60_000);
-      const last = window(loadMs - 60_000, loadMs);
+      const first = window(0, windowMs);
+      const last = window(loadMs - windowMs, loadMs);
       const tail = window(loadMs, loadMs + tailMs);
       const firstMinute = first.perMinute;
       const lastMinute = last.perMinute;

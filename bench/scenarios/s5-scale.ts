@@ -1,7 +1,7 @@
 import { cpuLine } from '../lib/cpu';
 import { commandDelta } from '../lib/redis';
 import { num, type Row, verdict } from '../lib/report';
-import type { Scenario } from '../lib/scenario';
+import { type Scenario, sizer } from '../lib/scenario';
 import { Scope } from '../lib/scope';
 import { benchUsernames, connectAccounts } from '../lib/stack';
 import { brief, loadSpec, measuredLoad, mePath, startScenarioStack, statusLine } from './common';
@@ -15,9 +15,10 @@ export const s5: Scenario = {
   name: 'S5',
   title: 'scale: 100,000 queued jobs across 10,000 accounts, no worker',
   async run(context) {
-    const { probe, quick, log } = context;
-    const accounts = quick ? 1_000 : 10_000;
-    const jobs = quick ? 10_000 : 100_000;
+    const { probe, scale, log } = context;
+    const size = sizer(scale);
+    const accounts = size(10_000, 1_000, 100);
+    const jobs = size(100_000, 10_000, 1_000);
     const callers = 50;
     const scope = new Scope();
     try {
@@ -46,6 +47,7 @@ export const s5: Scenario = {
           warmupMs: 0,
           durationMs: 300_000,
           maxRequests: jobs,
+          expect: ['202'],
         }),
         gateway,
         sandbox,

@@ -14,7 +14,7 @@ import {
 } from '../lib/forwarder';
 import { type Managed, sleep, startNode } from '../lib/processes';
 import { ms, num, percentile, type Row, verdict } from '../lib/report';
-import type { Scenario } from '../lib/scenario';
+import { type Scenario, sizer } from '../lib/scenario';
 import { Scope } from '../lib/scope';
 import {
   benchUsernames,
@@ -220,11 +220,12 @@ export const s6: Scenario = {
   name: 'S6',
   title: 'realtime: activity to webhook, gateway vs direct forwarder',
   async run(context) {
-    const { quick, log, redis, probe, cpuProfDir } = context;
-    const accounts = quick ? 100 : 1_000;
-    const rates = quick ? [50, 200, 800] : [25, 50, 100, 200, 400, 800, 1000];
-    const seconds = quick ? 4 : 10;
-    const halfSeconds = quick ? 5 : 15;
+    const { scale, log, redis, probe, cpuProfDir } = context;
+    const size = sizer(scale);
+    const accounts = size(1_000, 100, 20);
+    const rates = size([25, 50, 100, 200, 400, 800, 1000], [50, 200, 800], [50]);
+    const seconds = size(10, 4, 1);
+    const halfSeconds = size(15, 5, 1);
     const usernames = benchUsernames(accounts);
     const scope = new Scope();
     try {

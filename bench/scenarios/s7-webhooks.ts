@@ -7,7 +7,7 @@ import { connectRedis } from '@cg/store';
 import { sleep } from '../lib/processes';
 import { commandDelta } from '../lib/redis';
 import { ms, num, percentile, type Row, verdict } from '../lib/report';
-import type { Scenario } from '../lib/scenario';
+import { type Scenario, sizer } from '../lib/scenario';
 import { Scope } from '../lib/scope';
 import { registerWebhook, sandboxWsUrl, startGateway, startSandbox } from '../lib/stack';
 
@@ -80,9 +80,10 @@ export const s7: Scenario = {
   name: 'S7',
   title: 'webhook fairness: one endpoint beside another with 20,000 queued deliveries',
   async run(context) {
-    const { quick, log, redis, probe } = context;
-    const hotEvents = quick ? 2_000 : 20_000;
-    const seconds = quick ? 5 : 10;
+    const { scale, log, redis, probe } = context;
+    const size = sizer(scale);
+    const hotEvents = size(20_000, 2_000, 200);
+    const seconds = size(10, 5, 1);
     const scope = new Scope();
     try {
       const sandbox = await startSandbox(0, context.cpuProfDir);
