@@ -17,6 +17,9 @@ COPY packages/store/package.json packages/store/
 COPY packages/config/package.json packages/config/
 COPY packages/secrets/package.json packages/secrets/
 COPY packages/events/package.json packages/events/
+COPY packages/media-spool/package.json packages/media-spool/
+COPY packages/platform-access/package.json packages/platform-access/
+COPY packages/process/package.json packages/process/
 RUN pnpm install --frozen-lockfile
 COPY . .
 USER node

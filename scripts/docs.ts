@@ -9,6 +9,8 @@
  *   `pnpm start`'s script.
  * - docs/upstream.md: from `endpoints` (packages/platform-client) and the sandbox's route list, with a
  *   hand-written part kept below in this file.
+ * - apps/platform-sim/README.md: its endpoint table (between `<!-- generated: endpoints -->` and
+ *   `<!-- end -->`), from the sandbox's route list and each route's `summary`; the rest is by hand.
  *
  * The output depends on the code only (not on the environment, the clock or the machine): the same
  * tree gives byte-identical files. `test/docs.test.ts` compares them with the committed ones.
@@ -18,22 +20,29 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadApiDocument } from '@cg/api';
 import { GatewayEnv } from '@cg/config';
-import { ERROR_STATUS, type ErrorCode, STATUS_NAMES } from '@cg/contract';
+import { ACCESS_EXTENSION, ERROR_STATUS, type ErrorCode, STATUS_NAMES } from '@cg/contract';
+import { TEXT_RULE } from '@cg/operations';
 import { API_PREFIX, type EndpointDef, endpoints } from '@cg/platform-client';
 import { MAX_EXTRA_CREATORS } from '@cg/platform-sim';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-export const DOC_FILES = ['docs/api.md', 'docs/configuration.md', 'docs/upstream.md'] as const;
+export const DOC_FILES = [
+  'docs/api.md',
+  'docs/configuration.md',
+  'docs/upstream.md',
+  'apps/platform-sim/README.md',
+] as const;
 export type DocFile = (typeof DOC_FILES)[number];
 
-/** The three documents, by path from the repository root. */
+/** The documents, by path from the repository root. */
 export async function generateDocs(): Promise<Record<DocFile, string>> {
   const api = await apiDocument();
   return {
     'docs/api.md': apiReference(api),
     'docs/configuration.md': configurationReference(),
     'docs/upstream.md': await upstreamReference(),
+    'apps/platform-sim/README.md': await sandboxReadme(),
   };
 }
 
@@ -369,6 +378,8 @@ function sharedParamPattern(route: string): RegExp {
 const HIDDEN_ROUTES: Record<string, string> = {
   'GET /openapi.json': 'The OpenAPI 3.1 document this reference is generated from. No API key.',
   'GET /docs': 'Swagger UI over that document (its page and assets are under `/docs/`). No API key.',
+  'GET /console':
+    'The web console (apps/console): its page and assets under `/console/`, with a strict CSP; 404 saying how to build it while it is not built. No API key (the key is typed into the page).',
 };
 
 /** What each error code means; every code of `ERROR_STATUS` needs a line (else `pnpm run docs` stops). */
@@ -383,6 +394,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   TWOFA_REQUIRED: 'The action needs a second factor: send `twofa` `{code, token}` (payout deletion).',
   UNAUTHORIZED:
     'No valid `x-api-key` (under the API prefix this is answered before anything else), or no admin credential on Bull Board.',
+  FORBIDDEN:
+    "The API key's scope does not allow the request (the message names the access it needs); nothing was queued. An account outside the key's accounts is 404 instead, as if it did not exist.",
   FORBIDDEN_ACTION: 'The platform does not allow the action (e.g. deleting a standard vault album).',
   NOT_FOUND:
     'No such route, job or account of the caller’s tenant (another tenant’s ids are 404 too), or the platform has no such object.',
@@ -418,21 +431,57 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
 const isSuccess = (status: string) => /^2/.test(status) && status !== '202';
 const jsonSchemaOf = (response: Response | undefined) => response?.content?.['application/json']?.schema;
 
+type RouteEntry = { method: string; path: string; op: Operation };
+
+/** `GET /path`: a route's heading in the reference, and its anchor's text. */
+const heading = ({ method, path }: { method: string; path: string }) => `${method} ${path}`;
+
 function apiReference({ doc, routes, slug }: ApiDocument): string {
-  const base = `/api/${slug}`;
-  const entries = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  const entries: RouteEntry[] = Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
   );
-  const first = (find: (entry: (typeof entries)[number]) => Response | undefined) => {
-    for (const entry of entries) {
-      const found = find(entry);
-      if (found) return found;
-    }
-    throw new Error('the OpenAPI document lacks an answer the conventions describe');
-  };
-  const success = first(({ op }) => Object.entries(op.responses).find(([status]) => isSuccess(status))?.[1]);
-  const accepted = first(({ op }) => op.responses['202']);
-  const failure = first(({ op }) => op.responses['4XX']);
+  // Routes grouped by tag, in the order the API registers them.
+  const tags: string[] = [];
+  for (const { op } of entries)
+    for (const tag of op.tags ?? ['other']) if (!tags.includes(tag)) tags.push(tag);
+  const sections = tags.map((tag) =>
+    [
+      `## ${tag}`,
+      ...entries
+        .filter(({ op }) => (op.tags ?? ['other'])[0] === tag)
+        .map((entry) => routeSection(entry, doc)),
+    ].join('\n\n'),
+  );
+  return markdownFile([
+    '# API reference',
+    GENERATED('the OpenAPI document the API serves at `GET /openapi.json`'),
+    `${doc.info.title} ${doc.info.version}, OpenAPI ${doc.openapi}. The same document is served by a running API at ${code('/openapi.json')}, with Swagger UI at ${code('/docs')}.`,
+    conventionsSection(doc, entries, `/api/${slug}`),
+    errorCodesSection(),
+    routesIndex(entries, tags),
+    outsideSection(entries, routes),
+    liveEventsSection(`/api/${slug}`),
+    ...sections,
+  ]);
+}
+
+/** The first answer `find` picks in the document's order: the conventions describe it. */
+function firstAnswer(entries: RouteEntry[], find: (entry: RouteEntry) => Response | undefined): Response {
+  for (const entry of entries) {
+    const found = find(entry);
+    if (found) return found;
+  }
+  throw new Error('the OpenAPI document lacks an answer the conventions describe');
+}
+
+/** What every route shares: base path, keys, envelope, waits, retries, errors, ids, input, cursors. */
+function conventionsSection(doc: OpenApi, entries: RouteEntry[], base: string): string {
+  const success = firstAnswer(
+    entries,
+    ({ op }) => Object.entries(op.responses).find(([status]) => isSuccess(status))?.[1],
+  );
+  const accepted = firstAnswer(entries, ({ op }) => op.responses['202']);
+  const failure = firstAnswer(entries, ({ op }) => op.responses['4XX']);
   const envelopeSchema = deref(jsonSchemaOf(success) ?? {}, doc);
   const acceptedData = deref(jsonSchemaOf(accepted) ?? {}, doc).properties?.data;
   const errorSchema = deref(jsonSchemaOf(failure) ?? {}, doc);
@@ -456,25 +505,30 @@ function apiReference({ doc, routes, slug }: ApiDocument): string {
     properties: { ...errorSchema.properties, code: { type: 'string' } },
   });
 
-  const conventions = [
+  return [
     '## Conventions',
     `- **Base path.** Every API route is under ${code(base)} (${code('/api/{PLATFORM_SLUG}')}; this reference shows the default slug). The routes listed under [Outside the API prefix](#outside-the-api-prefix) are not.`,
-    `- **Authentication.** Send the tenant's API key in the ${code('x-api-key')} header (keys are made with \`pnpm keys create\`). Without a valid one every route under ${code(base)} answers 401 ${code('UNAUTHORIZED')}, a path that is no route included, so the routes cannot be probed without a key. Accounts and jobs belong to the tenant of the key: another tenant's ids are 404.`,
+    `- **Authentication.** Send the tenant's API key in the ${code('x-api-key')} header (keys are made with \`pnpm keys create\` or ${code('POST /keys')}). Without a valid one every route under ${code(base)} answers 401 ${code('UNAUTHORIZED')}, a path that is no route included, so the routes cannot be probed without a key. Accounts and jobs belong to the tenant of the key: another tenant's ids are 404.`,
+    `- **Key scopes.** A key has an access and the accounts it reaches. ${code('read')}: GET operations, job status and the other reads; ${code('write')}: every operation; ${code('admin')}: write, plus keys, webhook endpoints, connecting and disconnecting accounts. Each route below says the access it needs (${code('x-access')} in the OpenAPI document); a key without it gets 403 ${code('FORBIDDEN')} naming what it lacks, before anything is validated or queued. A key of some accounts reaches only those: any other account is 404, exactly as another tenant's, and listings (accounts, events, jobs, webhook endpoints and deliveries, keys) show only its own. Connecting accounts and managing webhook endpoints need an admin key of every account; a key grants no more than it has (access, accounts, requests a minute), and a tenant's last admin key can be neither revoked nor demoted. Keys made before scopes existed, the bootstrap key and \`pnpm keys create\` without options are admin over every account. A change of scope or a revocation is in effect on every API process within 1 s (${code('API_KEY_CACHE_MS')}).`,
+    `- **Account ids.** Where a path or query takes an account id, the service account id from ${code('/connect')} and the platform account id (the session's ${code('accountId')} in connect's answer) of one of the tenant's connected accounts both name it.`,
     `- **Success.** A successful answer (and a 202) is a JSON envelope: ${fieldList(envelopeSchema)}. ${code('statusCode')} repeats the HTTP status, ${code('message')} is a short text, ${code('data')} holds the result: each route below shows where in ${code('data')} its records and cursor are. A record (an object of more than ${RECORD_FIELDS} fields) is one row listing its fields; their types are in the OpenAPI document.`,
-    `- **Synchronous by default, 202 when it takes longer.** An operation is queued and the request waits for its result up to ${syncWait} s (${code('SYNC_WAIT_MS')}); ${code('Prefer: wait=N')} waits at most N seconds, ${code('Prefer: respond-async')} not at all. When the wait ends first, the answer is 202 with ${code('Location')} set to the job's status URL and ${code('data')} = ${fieldList(deref(acceptedData ?? {}, doc))}. ${code('GET /jobs/{jobId}')} answers 202 the same way while the job waits or runs, then exactly the status and body the synchronous request would have had; ${code('DELETE /jobs/{jobId}')} cancels a job that has not started. Finished jobs are kept ${retention} h (${code('JOB_RETENTION_SECONDS')}), then 404.`,
+    `- **Synchronous by default, 202 when it takes longer.** An operation is queued and the request waits for its result up to ${syncWait} s (${code('SYNC_WAIT_MS')}); ${code('Prefer: wait=N')} waits at most N seconds, ${code('Prefer: respond-async')} not at all. When the wait ends first, the answer is 202 with ${code('Location')} set to the job's status URL and ${code('data')} = ${fieldList(deref(acceptedData ?? {}, doc))}. ${code('GET /jobs/{jobId}')} answers 202 the same way while the job waits or runs, then exactly the status and body the synchronous request would have had; ${code('DELETE /jobs/{jobId}')} cancels a job that has not started, and ${code('GET /jobs')} lists the tenant's recent jobs, newest first, each with that answer. Finished jobs are kept ${retention} h (${code('JOB_RETENTION_SECONDS')}), then 404.`,
     `- **${code('Prefer')}** (operations only): ${prefer?.description ?? ''}.`,
     idempotency
       ? `- **Retrying a write: ${code('Idempotency-Key')}** (${limitsText(idempotency.schema ?? {})}; ${idempotency.description ?? ''}). Writes to an account take it (${keyed.map(({ op }) => code(op.operationId)).join(', ')}); reads and the logins ignore it. A repeat with the same key, per tenant, is answered by the first request's job (its result, its error, or 202 while it runs) with ${code('Idempotent-Replayed: true')}, and nothing more reaches the platform; a first request that failed with nothing applied is run again. The same key with another request is 422 ${code('IDEMPOTENCY_KEY_REUSED')}; a repeat while the first is still being queued is 409 ${code('IDEMPOTENCY_KEY_IN_USE')} with ${code('Retry-After')}.`
       : undefined,
     `- **Errors** share one shape: ${errorFields}. ${code('code')} is stable, for programs to match (below); ${code('message')} is for people and may change; ${code('requestId')} ties the answer to the gateway's logs. 429 and 503 answers carry ${code('Retry-After')} (seconds).`,
     `- **Request ids.** Every answer carries ${code('X-Request-Id')}, the same id as an error's ${code('requestId')}. Send your own (1 to 64 letters, digits, ${code('.')}, ${code('_')}, ${code(':')}, ${code('-')}) to have it used, in the answer and in every log line about the request and its job; any other value is replaced by one of the gateway's.`,
-    `- **Bad input** is 400 ${code('BAD_REQUEST')} naming the field, before anything is queued. JSON bodies must be UTF-8 and are taken as sent (${code('"1"')} is not a number); query and path values are text converted to the declared type. Fields an operation does not know are ignored and not queued. String lengths count UTF-16 units, as the platform does.`,
+    `- **Bad input** is 400 ${code('BAD_REQUEST')} naming the field, before anything is queued. JSON bodies must be UTF-8 and are taken as sent (${code('"1"')} is not a number); query and path values are text converted to the declared type. Fields an operation does not know are ignored and not queued. String lengths count UTF-16 units, as the platform does. ${TEXT_RULE}`,
     `- **Cursors.** A paged read answers a ${code('nextCursor')} (see its table): pass it back as ${code('?cursor=')} for the next page. At the end it is ${code('""')} where the field is a string and ${code('null')} where it may be null. ${code('limit')}, where a route takes it, says how many records a page holds (its bounds are in the route's table).`,
   ]
     .filter((line) => line !== undefined)
     .join('\n');
+}
 
-  const errorTable = [
+/** The error codes, their statuses and when each is answered. */
+function errorCodesSection(): string {
+  return [
     '## Error codes',
     `From ${code('ERROR_STATUS')} (packages/contract/src/errors.ts): ${code('error')} is the status's name.`,
     table(
@@ -487,13 +541,11 @@ function apiReference({ doc, routes, slug }: ApiDocument): string {
       ]),
     ),
   ].join('\n\n');
+}
 
-  // Routes grouped by tag, in the order the API registers them.
-  const tags: string[] = [];
-  for (const { op } of entries)
-    for (const tag of op.tags ?? ['other']) if (!tags.includes(tag)) tags.push(tag);
-  const heading = ({ method, path }: { method: string; path: string }) => `${method} ${path}`;
-  const index = [
+/** Every documented route, by tag: method, path (linked to its section), summary, operation. */
+function routesIndex(entries: RouteEntry[], tags: string[]): string {
+  return [
     '## Routes',
     table(
       ['Method', 'Path', 'Summary', 'Operation'],
@@ -509,17 +561,66 @@ function apiReference({ doc, routes, slug }: ApiDocument): string {
       ),
     ),
   ].join('\n\n');
+}
 
+/** A size in bytes as people read it: `1 MiB`, `64 KiB`, else bytes. */
+function bytesText(bytes: number): string {
+  if (bytes % 1_048_576 === 0) return `${bytes / 1_048_576} MiB`;
+  return bytes % 1_024 === 0 ? `${bytes / 1_024} KiB` : `${bytes} bytes`;
+}
+
+/** `GET /events/stream`: how to connect, what comes, resuming, the heartbeat, the drop rule, filters. */
+function liveEventsSection(base: string): string {
+  const defaults = GatewayEnv.properties as Record<string, Schema>;
+  const heartbeat = Number(defaults.EVENT_STREAM_HEARTBEAT_MS?.default) / 1000;
+  const bound = bytesText(Number(defaults.EVENT_STREAM_MAX_BUFFER_BYTES?.default));
+  const retention = Number(defaults.EVENT_RETENTION_HOURS?.default);
+  return [
+    '## Live events',
+    `${code(`GET ${base}/events/stream`)} ([its parameters](#${anchor(heading({ method: 'GET', path: `${base}/events/stream` }))})) sends the tenant’s events as they are stored, as Server-Sent Events: the same envelope and the same ids as ${code('GET /events')} and the webhooks. It needs a key of ${code('read')} access, in ${code('x-api-key')} like every route (so a browser’s ${code('EventSource')}, which cannot send headers, does not do; the SDK’s ${code('client.events.stream()')} reads it with fetch, in Node and in browsers).`,
+    [
+      '```sh',
+      `curl -N "$API/events/stream?events=messages.received,tips.received" -H "x-api-key: $KEY"`,
+      '```',
+    ].join('\n'),
+    [
+      '```text',
+      'retry: 1000',
+      '',
+      'id: 1796223778819-0',
+      'event: messages.received',
+      'data: {"id":"evt_…","event":"messages.received","accountId":"acct_…","timestamp":"2026-12-02T15:02:58.819Z","data":{…}}',
+      '',
+      ': ping',
+      '```',
+    ].join('\n'),
+    [
+      `- **What comes.** The answer’s head is sent once the stream has its place in the log: every event stored from then on follows, in the log’s order, one frame each: ${code('id:')} its position in the tenant’s log (a Redis stream id, ${code('<ms>-<n>')}), ${code('event:')} its name, ${code('data:')} the envelope on one line. Each API process reads the log once for all its streams and writes each event to them as it is stored.`,
+      `- **Resuming.** Send the last ${code('id:')} received as ${code('Last-Event-ID')} (what ${code('EventSource')} does) or as ${code('?after=')} (the header wins): every event stored after it comes first, once and in order, then the new ones, from whichever API process answers: the log is in Redis, so a stream resumes exactly after its process was killed. The ids are ${code('GET /events')}’ cursors too: ${code('GET /events?cursor=<id>')} pages from the same place. Without an id the stream starts now; an id older than the retention (${retention} h, ${code('EVENT_RETENTION_HOURS')}) resumes from the oldest event kept; one the log could not have sent is 400.`,
+      `- **Heartbeat.** A comment line ${code(': ping')} every ${heartbeat} s (${code('EVENT_STREAM_HEARTBEAT_MS')}) keeps an idle connection open through proxies; a client that hears nothing for a few of them should take the connection as dead and reconnect (the SDK does after 45 s).`,
+      `- **Filters and scope.** ${code('events=')} takes comma-separated event names (an unknown one is 400, named); ${code('accountId=')} one account of the tenant’s (an account of another tenant, or outside the key’s accounts, is 404 ${code('account <id> not found')}, alike). A key of some accounts receives those accounts’ events only; events of no account (${code('webhooks.test')}) need a key of every account. A stream whose key is revoked, or whose key’s scope changes, ends at its next ping (reconnecting then answers as the key now allows).`,
+      `- **Slow clients.** A client is never waited for: once more than ${bound} (${code('EVENT_STREAM_MAX_BUFFER_BYTES')}) of its events wait in the API process, unread, its connection is closed, and the other streams go on unslowed. Reconnecting with ${code('Last-Event-ID')} loses nothing. A stream resuming from far back is sent as fast as its client reads; one that reads nothing for a heartbeat is closed the same way.`,
+      `- **Stopping.** On SIGTERM every stream of the process ends (after ${code('READY_DRAIN_MS')}, as the process stops taking connections): clients reconnect, to another process, with their last id; this one answers 503 while it stops. A 429 or 503 is worth retrying after ${code('Retry-After')}; 400, 401, 403 and 404 are not.`,
+    ].join('\n'),
+  ].join('\n\n');
+}
+
+/** The routes the OpenAPI document leaves out, read from Fastify's route table. */
+function outsideSection(entries: RouteEntry[], routes: string[]): string {
   const documented = new Set(entries.map(heading));
   const hidden = routes.filter(
     (route) => !documented.has(route) && ![...documented].some((doc) => sharedParamPattern(route).test(doc)),
   );
   const outsideRows = new Map<string, string>();
   for (const route of hidden) {
-    const key = route.startsWith('GET /docs/') ? 'GET /docs' : route;
+    const key = route.startsWith('GET /docs/')
+      ? 'GET /docs'
+      : route.startsWith('GET /console')
+        ? 'GET /console'
+        : route;
     outsideRows.set(key, HIDDEN_ROUTES[key] ?? missing(`HIDDEN_ROUTES['${key}'] in scripts/docs.ts`));
   }
-  const outside = [
+  return [
     '## Outside the API prefix',
     'Routes the OpenAPI document leaves out (read from Fastify’s route table):',
     table(
@@ -528,26 +629,6 @@ function apiReference({ doc, routes, slug }: ApiDocument): string {
     ),
     `Bull Board, the queues' dashboard, is at ${code('/admin/queues')} when ${code('ADMIN_PASSWORD')} is set (HTTP Basic with ${code('ADMIN_USER')} and that password; read-only, so a failed write cannot be replayed from it). ${code('HEAD')} on an operation's path is 405: it would cost a platform call for an answer without a body.`,
   ].join('\n\n');
-
-  const sections = tags.map((tag) =>
-    [
-      `## ${tag}`,
-      ...entries
-        .filter(({ op }) => (op.tags ?? ['other'])[0] === tag)
-        .map((entry) => routeSection(entry, doc)),
-    ].join('\n\n'),
-  );
-
-  return markdownFile([
-    '# API reference',
-    GENERATED('the OpenAPI document the API serves at `GET /openapi.json`'),
-    `${doc.info.title} ${doc.info.version}, OpenAPI ${doc.openapi}. The same document is served by a running API at ${code('/openapi.json')}, with Swagger UI at ${code('/docs')}.`,
-    conventions,
-    errorTable,
-    index,
-    outside,
-    ...sections,
-  ]);
 }
 
 function missing(what: string): never {
@@ -568,12 +649,16 @@ function routeSection(entry: { method: string; path: string; op: Operation }, do
       ),
   ].filter((part) => part !== undefined);
   const statuses = Object.keys(op.responses);
+  const access = (op as { [ACCESS_EXTENSION]?: { access: string; everyAccount: boolean } })[ACCESS_EXTENSION];
   const lines = [
     `### ${method} ${path}`,
     [op.summary ? `**${op.summary}.**` : undefined, op.description].filter(Boolean).join(' '),
     [
       `- Operation ${code(op.operationId ?? '')}`,
       `- Headers: ${headers.length ? headers.join(', ') : 'none'}`,
+      ...(access
+        ? [`- Key access: ${code(access.access)}${access.everyAccount ? ', a key of every account' : ''}`]
+        : []),
       `- Answers: ${statuses.map(code).join(', ')}`,
     ].join('\n'),
   ];
@@ -618,6 +703,14 @@ function routeSection(entry: { method: string; path: string; op: Operation }, do
     if (!isSuccess(status)) continue;
     const schema = deref(media?.schema ?? {}, doc);
     const described = response.description && response.description !== 'Default Response';
+    // A file, an event stream: no envelope, only its media type.
+    const others = Object.keys(response.content ?? {});
+    if (!media && others.length > 0) {
+      lines.push(
+        `${code(status)}${described ? ` (${response.description})` : ''}: ${others.map(code).join(', ')}, not the envelope.`,
+      );
+      continue;
+    }
     lines.push(
       `${code(status)}${described ? ` (${response.description})` : ''}: the envelope's ${code('data')}:`,
       dataOutline(schema.properties?.data, doc, blocks),
@@ -727,9 +820,11 @@ const SETTING_GROUPS: [title: string, intro: string, names: string[]][] = [
   ],
   [
     'Events and webhooks',
-    'How long the event log keeps events, and how the webhook delivery process (apps/webhooks) sends them (README "Webhooks and events").',
+    'How long the event log keeps events, how the API’s live streams of it (`GET /events/stream`) keep their connections, and how the webhook delivery process (apps/webhooks) sends them (README "Webhooks and events").',
     [
       'EVENT_RETENTION_HOURS',
+      'EVENT_STREAM_HEARTBEAT_MS',
+      'EVENT_STREAM_MAX_BUFFER_BYTES',
       'WEBHOOK_TIMEOUT_MS',
       'WEBHOOK_RETRY_SCHEDULE',
       'WEBHOOK_DISABLE_AFTER_HOURS',
@@ -740,19 +835,25 @@ const SETTING_GROUPS: [title: string, intro: string, names: string[]][] = [
   ],
   [
     'Realtime listeners',
-    'Where the listener processes (apps/listener) open each account’s realtime connection, how many they hold, and how fast another takes over a dead one’s.',
+    'Where the listener processes (apps/listener) open each account’s realtime connection, how many they hold, how fast another takes over a dead one’s, and how far back a backfill reads.',
     [
       'PLATFORM_WS_URL',
       'LISTENER_FAILOVER_MS',
       'LISTENER_CAPACITY',
       'LISTENER_ROTATE_MS',
       'LISTENER_PING_MS',
+      'LISTENER_BACKFILL_PAGE',
     ],
   ],
   [
     'Metrics',
     'Prometheus metrics at `GET /metrics`: on the API’s port, and on a port of their own in the other processes (docs/deployment.md, “Metrics”).',
     ['METRICS_ENABLED', 'METRICS_PORT', 'METRICS_TOKEN'],
+  ],
+  [
+    'Usage and audit',
+    'What every process counts per API key and account (`GET /usage`), and the audit log of writes and admin actions the API keeps (`GET /audit`).',
+    ['USAGE_ENABLED', 'AUDIT_ENABLED'],
   ],
 ];
 
@@ -848,7 +949,7 @@ function configurationReference(): string {
     ),
     [
       '## Where settings come from',
-      '- **The environment.** The API and the worker read every setting below from their environment at start, through `GatewayEnv`, the one place that names them. A value that does not fit stops the process with one line naming the variable (`api: invalid environment variable PORT: must be <= 65535`) and exit code 1; an unset variable takes its default.',
+      '- **The environment.** The API and the worker read every setting below from their environment at start, through `GatewayEnv`, the one place that names them. A value that does not fit stops the process with one line naming the variable (`api: invalid environment variable PORT: must be <= 65535`) and exit code 1; so does a port that another process holds, in every process and for each port it listens on (`PORT`, `METRICS_PORT`, the sandbox’s `SIM_PORT`): `worker: METRICS_PORT 9464 is in use`. An unset variable takes its default.',
       '- **A `.env` file**, when there is one: `cp .env.example .env` and uncomment the lines you change. Every entry point (`pnpm start`, the API, the worker, the sandbox) reads the `.env` **at the repository root**, wherever it is started from (`pnpm --filter @cg/api start` runs in apps/api and reads the same file); a `.env` in the current directory is not read. It is parsed by Node’s own loader (`process.loadEnvFile`: `NAME=value`, `#` comments, quotes).',
       '  - A variable already set in the environment wins, even when set to an empty string: the file never overrides what the process was started with.',
       '  - A line with an empty value sets nothing (an empty variable is an unset one). `.env.example` has every line commented out, so a copy of it changes nothing until a line is uncommented (`pnpm start` takes a set `REDIS_URL` or `PLATFORM_URL` as a choice: that Redis; a real platform, so no sandbox).',
@@ -953,35 +1054,6 @@ function stackSettings(properties: Record<string, Schema>): string {
 // ---------------------------------------------------------------------------------------------------
 // Upstream
 
-/**
- * The hand-written part of docs/upstream.md: what docs/upstream-decisions.md decides for each guessed
- * endpoint. Every endpoint with a `guess` needs a note, and only those (else `pnpm run docs` stops).
- */
-const GUESS_NOTES: Record<string, string> = {
-  vaultAlbumMediaAdd: `The last step of \`POST /{accountId}/media/upload\`: the uploaded media filed in the vault's All album (type 38000), since uploads can otherwise be missing from the vault (S11). The route and body \`{albumId, mediaIds}\` are seen; the answer is not. Decided: \`{albumId, mediaIds}\`; the album's \`itemCount\` grows and its \`lastItemId\` is the new media; an unknown album or media is 404.`,
-  subscribers: `Behind \`GET /{accountId}/subscribers\`. \`status=3\` (active) is seen; the code of an ended subscription is not. Decided: \`status\` takes a csv of codes, 4 is expired, so the contract's \`active\` asks \`3\`, \`expired\` \`4\` and \`all\` \`3,4\`; \`stats\` count every subscription of the creator whatever the filter. One table: \`SUBSCRIPTION_STATUS_CODES\` in packages/operations/src/subscribers/operation.ts (the sandbox's \`SUBSCRIPTION_EXPIRED\` in apps/platform-sim/src/world/creator.ts).`,
-  accountFollow: `Behind \`POST /{accountId}/follow/{targetUserId}\`. The route (no body) is seen; its answer is not. Decided: the relation \`{id, followerId, accountId, createdAt}\`, and for an account already followed the standing relation unchanged. So the gateway reads the creator's following list (\`GET /account/{id}/following\`) before it follows, to answer 201 for a new relation and 200 for one that stood. An unknown account is 404; the creator itself 400 code 10 (the gateway refuses it first).`,
-  accountUnfollow: `Behind \`POST /{accountId}/unfollow/{targetUserId}\`. The route is seen; its answer is not. Decided: the removed relation \`{id, followerId, accountId, createdAt}\`; an account the creator does not follow is 403 code 20, which the gateway answers 409 \`CONFLICT\`; an unknown account is 404.`,
-  earningsTransactionsOfFan: `Behind \`GET /{accountId}/earnings/fans/{fanId}/stats\`. The route and its answer \`{data: [{transactionId, transactionType, transactionAmount, amount, status, createdAt}], hasMore}\` are seen (S6 \`listFanPurchases\`); the platform's own split by source is not established. Decided: \`cursor\` is the last \`transactionId\` read (0 for the newest), \`limit\` at most 100, and the gateway sums the fan's transactions per \`transactionType\` (gross \`transactionAmount\`, net \`amount\`, mills), labelled from one table, \`REVENUE_SOURCES\` in packages/operations/src/earnings-fan-stats/operation.ts: 15001 subscription, 2110 media, 2116 bundle, 7101 tip, anything else other.`,
-  twofaSession: `Behind \`POST /{accountId}/twofa/session\`. Only its \`/verify\` sibling is seen; the route follows from it and from APIFansly's own. Decided: the body is \`{useEmailTwoFAFallback}\` and the answer the challenge \`{token, type, email}\` (\`type\` 0 authenticator app, 2 e-mailed code with the masked \`email\`), shaped like the login challenge. An account without a second factor is refused (403 code 20), answered 409. Each call sends a code, so the gateway asks at most once per account per 60 s (429 with \`Retry-After\` otherwise).`,
-  twofaSessionVerify: `Behind \`POST /{accountId}/twofa/session/verify\` and the step-up of \`DELETE /{accountId}/payout/delete\`. The route and its body \`{token, code}\` are seen (\`mode\` is passed through when given); the answer is decided: \`{token}\`, which the deletion takes once as \`twofa.token\` with the same code. An unknown challenge is 404, an expired one 400 code 3, a wrong code 400 code 2 (the challenge stays usable), an account without a second factor 403 code 20. The gateway answers the token as its Step-up grant (\`sug_\` + the token, 10 minutes, one use, the verifying account only). A deletion of an account that has a second factor, sent without \`twofa\`, is 400 code 4, which the gateway answers 409 naming the two steps; an unknown, spent or expired grant is 400 code 3, answered 409.`,
-  messageLike: `Behind \`POST /{accountId}/messages/like\`. Decided: the body is \`{messageId, type}\` (type 1 is a standard like) and the answer is the reaction \`{id, accountId, messageId, type, groupId}\`. A message that is not in one of the creator's chats is 404.`,
-  messageUnlike: `Behind \`POST /{accountId}/messages/unlike\`. Not found in any public source; by analogy with post likes (\`POST /likes/remove\`). Decided: \`POST /message/like/remove\` with \`{messageId, type}\`, answered by the removed reaction \`{id, accountId, messageId, type, groupId}\`. A message that is not in one of the creator's chats, or that has no reaction of that type, is 404.`,
-  messagingGroups: `Behind \`GET /{accountId}/chats\`. The route and its parameters are seen; the values of the contract's filter and sort are inferred. Decided: \`filter\` all → \`flags=0\`, followers → 2, subscribers → 4 (the broadcast audience bits), vips → 1 (no public bit; this gateway's choice); \`sort\` newest → \`sortOrder=1\`, oldest → 2, unread → 3. A row's \`flags\` carries the same bits for the fan's relation (32 = unread). One table each side: \`CHAT_FILTER_FLAGS\`/\`CHAT_SORT_ORDER\` in packages/operations/src/chats-list/operation.ts and \`GROUP_FILTER_FLAGS\`/\`GROUP_SORT\` in apps/platform-sim/src/world/conversations.ts.`,
-  accountMediaCreate: `The media offer of \`POST /{accountId}/chats/{chatId}/messages\` with one media (the message then attaches it as \`contentType\` 1). The route and the array body are seen; how the contract's media permissions become rules is inferred. Decided: \`permissions.permissionFlags\` holds one \`{type: 0, flags, price, metadata, validAfter?, validBefore?}\` per rule, ORed; a rule's conditions combine in \`flags\`: ppv 1 (with \`price\` in mills, round(dollars × 1000), and metadata \`{"1": "{\\"price\\":…}"}\`), follow 2, subscription 4 (metadata \`subscriptionTierId\` when given), list 128 (metadata \`listId\`, \`label\`), limited_time no bit, only the window. No rule: free. Offer-level \`permissionFlags\` and \`price\` are 0, and only the creator is whitelisted. The bits live in \`PERMISSION_BITS\` (packages/operations/src/common/media-permissions.ts) and \`OFFER_PERMISSION_BITS\` (apps/platform-sim/src/world/conversations.ts).`,
-  accountMediaBundleCreate: `The media offer of a message with several media (attached as \`contentType\` 2, its id the bundle's). Body \`{previewId: null, permissionFlags: 0, price: 0, accountMediaModels: [{mediaId, previewId, permissionFlags: 0, price: 0, whitelist}], whitelist, permissions, tags: []}\`, answered \`{accountMediaBundles: [{id, …}], accountMedia}\`; the rules as for \`accountMediaCreate\`.`,
-  groupUserSettings: `Behind \`POST /{accountId}/chats/{chatId}/hide\` and \`POST /{accountId}/chats/{chatId}/readreceipts\`. The route and its body keys \`{groupId, userSettings}\` are seen; \`hidden\` is inferred, the read-receipt field is not found anywhere. Decided: the body carries only the settings to change (\`{hidden: true}\`, \`{readReceiptsEnabled: true|false}\`), merged into the chat's current settings, and the answer is \`{groupId, userSettings: {customName, hidden, readReceiptsEnabled}}\`. A hidden chat leaves \`/messaging/groups\`; an unknown chat is 404.`,
-  accountIgnore: `Behind \`POST /{accountId}/chats/mute\`, \`/chats/unmute\` and \`/chats/{fanId}/vip\`. The route and its body \`{ignoredId, ignoreFlags}\` are seen; the bits are inferred. Decided: \`ignoreFlags\` is the fan's whole bitmask, 1 mute, 2 block, 4 VIP, so the gateway reads the current flags from \`GET /ignore?noAggregation=true\` (\`{ignoring: [{ignoredId, ignoreFlags}]}\`) and writes them back with only its bit changed; the answer is \`{ignoredId, ignoreFlags}\`. A VIP fan's chat row carries the list's VIP bit (\`flags\` 1). An unknown fan is 404. One table each side: \`IGNORE_FLAGS\` in packages/operations/src/common/ignore.ts and apps/platform-sim/src/world/conversations.ts.`,
-  automatedMessageCreate: `Behind \`POST /{accountId}/automated-messages\`. The list (\`GET /message/automated\`) and trigger code 3 (a new subscription) are seen; the create route and the other codes are not. Decided: body \`{triggerType, triggerMetadata, delay, cooldown, messageTemplate: {type: 1, content, attachments, senderId}}\`, answered by the new rule. \`triggerType\` disabled 0, new_follower 1, new_subscriber 3, subscriber_renew 4, new_gift_link_subscriber 5, new_gift_link_subscriber_renew 6, new_tip 7 (a code with no name here is answered as \`unknown\`); \`triggerMetadata\` JSON text \`{subscriptionStreak}\` (renewals) or \`{tipAmount (mills), keywords}\` (new_tip); \`delay\` and \`cooldown\` in seconds. Media are an offer made first (\`accountMediaCreate\`) and attached to the template. A second rule for a trigger other than disabled is refused (403 code 20), answered 409 \`CONFLICT\`. One table each side: \`AUTOMATION_TRIGGERS\` in packages/operations/src/common/automated-message.ts and \`AUTOMATION_TRIGGER_CODES\` in apps/platform-sim/src/world/automations.ts.`,
-  automatedMessageDelete: `Behind \`DELETE /{accountId}/automated-messages/{automatedMessageId}\`. Not found in any public source; by the \`…/delete\` pattern of \`/message/delete\` and \`/vault/albums/delete\`. Decided: \`POST /message/automated/delete\` with \`{id}\`, answered by the deleted rule, which the gateway passes on as its record. An unknown rule, or one already deleted, is 404.`,
-  tipsByAccount: `Behind \`GET /{accountId}/chats/{fanId}/tips\`. The route appears only as a probe with \`accountIds\`; its shape is not established. Decided: \`accountIds\` names one fan, paged by \`limit\`/\`offset\`, newest first; the answer is \`{tips: [{id, senderId, receiverId, amount, messageId, createdAt}], total, totalAmount}\`, \`amount\` and \`totalAmount\` in mills, \`createdAt\` in Unix ms, \`total\` the number of tips. The gateway answers \`totalAmount\` as the contract's \`total\`. A fan who is not the creator's is 404.`,
-  broadcastScheduledUpdate: `Behind \`PUT /{accountId}/mass-messaging/scheduled/{scheduledMessageId}\`. Not found in any public source (the platform's own documentation says scheduled broadcasts can be edited). Decided: \`POST /message/broadcast/scheduled/{id}/update\` with \`{content, attachments, scheduledFor}\`, replacing the text, the media and the time (the audience group stays), answered by the scheduled broadcast with \`version\` increased. A scheduled time not in the future, or more than 180 days ahead, is 400 code 10; an unknown id is 404; one already sent is 403 code 20, which the gateway answers 409.`,
-  notifications: `Read by the listener after any gap in a realtime connection, to find what its frames would have told (upstream-extended.md 2.4, note 6). The route and its \`before\` (a notification id) and \`type\` (csv) query are seen; the answer is not. Decided: \`{notifications: [{id, type, accountId, correlationId, correlationGroupId, createdAt}], aggregationData: {tips, subscriptions, follows, orders}}\`, newest first, \`type\` = service × 1000 + N (7001 tip, 15006 new subscriber, 15007 expired subscription, 3002 follow, 3003 unfollow, 2007/2008 media purchase), \`correlationId\` the id (an order's \`orderId\`) of the record in \`aggregationData\` that the realtime event carried.`,
-  postEdit: `Behind \`POST /{accountId}/posts/{postId}\` (update). Only the wall move \`POST /wall/postedit {postId, wallIds}\` is seen; a full edit is not. Decided: \`POST /post/{postId}/edit\` with the body of \`POST /post\`, which replaces the post (a field left out is cleared), answered by the post with the same id, creation time and counts. A future \`scheduledFor\` moves a post still scheduled, 0 publishes it; an unknown post is 404; a deleted or cancelled post, or a new \`scheduledFor\` for a published post, is 403 code 20, which the gateway answers 409.`,
-  postPin: `Behind \`POST /{accountId}/posts/{postId}/pin\`. Posts carry \`pinWallIds\` (seen in \`POST /post\`); no per-wall pin call is found. Decided: \`POST /wall/postpin {postId, wallId}\`, named after the seen \`/wall/postcreate {wallId, postId}\`, answered by the post with \`wallId\` in \`pinWallIds\` and \`pinned\` 1; pinning again changes nothing. An unknown post or wall is 404; a post not published on that wall is 403 code 20, which the gateway answers 409.`,
-  trackingLinkUpsert: `Behind both \`POST\` (create) and \`PUT\` (update) \`/{accountId}/tracking-links\`. Decided: one endpoint, \`POST /trackinglinks\`; a body without \`id\` (\`{label, description}\`) creates a link and answers it, a body with \`id\` (\`{id, label?, description?}\`) updates that link and answers it in full, counters included. The default link (type 1) cannot be edited: 403.`,
-};
-
 const UPSTREAM_DECISIONS = `## Other decisions the two sides share
 
 docs/upstream-decisions.md also fixes what the public sources leave open beyond the endpoints above. Both the gateway and the sandbox follow it, so a correction lands in both.
@@ -1002,6 +1074,8 @@ Every upstream path and method is one entry of \`endpoints\` in packages/platfor
 interface SandboxRoute {
   method: string;
   path: string;
+  summary: string;
+  auth: string;
   handler: unknown;
 }
 
@@ -1010,6 +1084,7 @@ const isRoute = (value: unknown): value is SandboxRoute =>
   value !== null &&
   typeof (value as SandboxRoute).method === 'string' &&
   typeof (value as SandboxRoute).path === 'string' &&
+  typeof (value as SandboxRoute).summary === 'string' &&
   typeof (value as SandboxRoute).handler === 'function';
 
 /** `METHOD /path` → the sandbox file that declares it, for every route the sandbox serves. */
@@ -1035,13 +1110,37 @@ async function sandboxRoutes(): Promise<Map<string, string>> {
   return where;
 }
 
+const ENDPOINTS_START = '<!-- generated: endpoints -->';
+const ENDPOINTS_END = '<!-- end -->';
+
+/** The sandbox's README with its endpoint table written from the route list, in the list's order. */
+async function sandboxReadme(): Promise<string> {
+  const file = resolve(ROOT, 'apps/platform-sim/README.md');
+  const text = readFileSync(file, 'utf8');
+  const start = text.indexOf(ENDPOINTS_START);
+  const end = text.indexOf(ENDPOINTS_END, start);
+  if (start < 0 || end < 0)
+    throw new Error(`${file} lacks the ${ENDPOINTS_START} … ${ENDPOINTS_END} markers`);
+  const { apiRoutes } = (await import(
+    pathToFileURL(resolve(ROOT, 'apps/platform-sim/src/api/routes.ts')).href
+  )) as { apiRoutes: unknown[] };
+  const rows = apiRoutes
+    .filter(isRoute)
+    .map((route) => [route.method, code(route.path), route.auth, route.summary]);
+  const generated = [
+    ENDPOINTS_START,
+    '',
+    '_Generated by `pnpm run docs` from the route list (apps/platform-sim/src/api/routes.ts) and each route’s `summary`: edit those, not this table._',
+    '',
+    table(['Method', 'Path (under `/api/v1`)', 'Auth', 'What it does'], rows),
+    '',
+  ].join('\n');
+  return text.slice(0, start) + generated + text.slice(end);
+}
+
 async function upstreamReference(): Promise<string> {
   const all = Object.entries(endpoints) as [string, EndpointDef][];
   const guessed = all.filter(([, def]) => def.guess !== undefined);
-  for (const [name] of guessed) if (!GUESS_NOTES[name]) missing(`GUESS_NOTES.${name} (${name} is a guess)`);
-  for (const name of Object.keys(GUESS_NOTES))
-    if (!guessed.some(([other]) => other === name))
-      throw new Error(`GUESS_NOTES.${name}: not a guessed endpoint`);
   const sandbox = await sandboxRoutes();
 
   const rows = all.map(([name, def]) => [
@@ -1056,8 +1155,8 @@ async function upstreamReference(): Promise<string> {
   const guesses = guessed.map(([name, def]) =>
     [
       `### ${code(name)}: ${def.method} ${API_PREFIX}${def.path}`,
-      `In endpoints.ts: “${def.guess}”.`,
-      GUESS_NOTES[name] ?? '',
+      `In endpoints.ts: “${def.guess?.summary}”.`,
+      def.guess?.decided ?? '',
     ].join('\n\n'),
   );
   return markdownFile([

@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { loadDotEnv, loadEgressPlan, loadGatewayConfig } from '@cg/config';
 import { generateKey } from '@cg/secrets';
 import { parseSeeds, randomId } from '@cg/store';
+import { ensureConsoleBuilt } from './lib/console-build';
 import { ensureRedis, type RedisHandle } from './lib/redis';
 
 loadDotEnv();
@@ -145,6 +146,8 @@ const metricsPort = (name: string): { METRICS_PORT?: string } => {
   metricsPorts.push(`${name} :${own}`);
   return { METRICS_PORT: own };
 };
+// The API serves the console's build as it finds it at start: made first when its sources changed.
+if (await ensureConsoleBuilt()) process.stdout.write('console: built apps/console/dist\n');
 start('api', 'apps/api/src/main.ts', shared);
 const workers = Number(env.WORKERS ?? '1');
 for (let i = 1; i <= workers; i++) {
@@ -164,6 +167,7 @@ const egressLine =
 process.stdout.write(`
 creator-gateway is running
   API          ${apiUrl}/api/${env.PLATFORM_SLUG ?? 'fansly'}   (docs: ${apiUrl}/docs)
+  Console      ${apiUrl}/console/
   API key      ${apiKey}   (tenant ${env.GATEWAY_BOOTSTRAP_TENANT ?? 'default'})
   Platform     ${platformUrl}${env.PLATFORM_URL ? '' : '   (sandbox; accounts: creator_demo, creator_2fa / sandbox-password)'}
   Egress       ${egressLine}

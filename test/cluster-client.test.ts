@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { ProxyHealth } from '@cg/platform-access';
 import { generateKey, parseKeyring } from '@cg/secrets';
 import {
   ApiKeyStore,
@@ -130,8 +131,9 @@ describe.skipIf(!onPath('redis-server') || !onPath('redis-cli'))(
       expect((await store.accounts.tenants()).sort()).toEqual(tenants.slice(1).sort());
 
       const rule = { failures: 1, windowMs: 10_000, cooldownMs: 10_000 };
-      await store.egress.recordFailure('proxy-2', rule);
-      const down = await store.egress.downFor(['proxy-0', 'proxy-1', 'proxy-2', 'proxy-3']);
+      const proxies = new ProxyHealth(redis, storeKeys(prefix));
+      await proxies.recordFailure('proxy-2', rule);
+      const down = await proxies.downFor(['proxy-0', 'proxy-1', 'proxy-2', 'proxy-3']);
       expect(down.map((ms) => ms > 0)).toEqual([false, false, true, false]);
 
       for (const key of await scanKeys(redis, `${prefix}:*`)) await redis.unlink(key);

@@ -5,6 +5,7 @@ import { connectRedis, type Redis } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPath, type RedisCluster, type SpawnedRedis, spawnCluster } from '../scripts/lib/redis';
 import { connectWithSim } from './support/common';
+import { tellOnFailure } from './support/logs';
 import { eventually, sleep } from './support/processes';
 import type { SimSession } from './support/sim';
 import { observations } from './support/sim';
@@ -145,12 +146,12 @@ describe.skipIf(!onPath('redis-server') || !onPath('redis-cli'))(
       const platformId = account(stack, 'creator_demo').platformAccountId;
       expect((await observations(stack, platformId)).duplicates).toEqual([]);
 
-      process.stdout.write(
+      tellOnFailure(
         `cluster failover: master :${victim.port} killed after ${sentBefore} writes, replica :${successor} took the slot in ${tookOverMs} ms; ` +
           `the slowest 202 took ${slowestMs} ms; ` +
           `${sent.length} writes accepted (${refused.length} after a retry), ${completed.length} completed, ` +
           `${failed.length} failed (${[...new Set(failed.map((f) => f.end.body?.code))].join(', ') || 'none'}), ` +
-          `${lists.filter((l) => l.label.startsWith('failover ')).length} on the platform\n`,
+          `${lists.filter((l) => l.label.startsWith('failover ')).length} on the platform`,
       );
       expect(completed.length).toBeGreaterThan(0);
       expect(tookOverMs).toBeLessThan(15_000);

@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { ApiKeyStore, connectRedis, type Redis, storeKeys } from '@cg/store';
+import { ApiKeyStore, connectRedis, LAST_ADMIN, type Redis, storeKeys } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPath, type RedisHandle, spawnRedis } from '../scripts/lib/redis';
 import { connectAccount, connectCredentials } from './support/common';
+import { eventually } from './support/processes';
 import { clearFaults, slowDown } from './support/sim';
 import { account, finished, gw, startStack, type TestStack } from './support/stack';
 
@@ -51,9 +52,20 @@ describe.skipIf(!onPath('redis-server'))('on a Redis Cluster (one node, every sl
 
   it('creates, lists and revokes API keys (the store and `pnpm keys`)', async () => {
     const keys = new ApiKeyStore(redis, storeKeys(stack.prefix));
-    const created = await keys.create('acme', 'cluster');
+    const created = await keys.create('acme', { label: 'cluster' });
     expect(await keys.resolve(created.key)).toMatchObject({ tenantId: 'acme' });
     expect((await keys.list()).map((k) => k.keyId)).toContain(created.info.keyId);
+    // The guarded changes (WATCH, then MULTI in the keys' slot): the last admin key stays admin.
+    expect(await keys.update('acme', created.info.keyId, { access: 'read' })).toBe(LAST_ADMIN);
+    const second = await keys.create('acme', { label: 'second' });
+    expect(await keys.update('acme', created.info.keyId, { access: 'read' })).toMatchObject({
+      access: 'read',
+    });
+    expect(await keys.remove('acme', second.info.keyId)).toBe(LAST_ADMIN);
+    expect(await keys.update('acme', created.info.keyId, { access: 'admin' })).toMatchObject({
+      access: 'admin',
+    });
+    expect(await keys.remove('acme', second.info.keyId)).toBe(true);
 
     const cli = await promisify(execFile)(
       process.execPath,
@@ -125,4 +137,16 @@ describe.skipIf(!onPath('redis-server'))('on a Redis Cluster (one node, every sl
     for (const id of [demo, twofa]) expect((await gw(stack, 'DELETE', `/accounts/${id}`)).status).toBe(200);
     expect((await gw(stack, 'GET', `/${demo}/me`)).status).toBe(404);
   }, 60_000);
+
+  it('writes the usage and the audit log in the tenant’s slot, and reads them back', async () => {
+    // Each process writes its counts about once a second: polled until the jobs' calls are in.
+    const usage = await eventually(async () => {
+      const answer = await gw(stack, 'GET', '/usage?groupBy=account&bucket=day');
+      return answer.status === 200 && answer.body.data.totals.platformCalls > 0 ? answer : undefined;
+    }, 10_000);
+    expect(usage.body.data.totals.requests2xx).toBeGreaterThan(0);
+    const audit = await gw(stack, 'GET', '/audit?operation=lists-create&limit=2');
+    expect(audit.status).toBe(200);
+    expect(audit.body.data.entries).toHaveLength(2);
+  });
 });

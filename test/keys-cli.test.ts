@@ -5,7 +5,7 @@ import { ApiKeyStore, randomId, sha256, storeKeys } from '@cg/store';
 import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../scripts/lib/redis';
 import { fileRedis } from './support/redis';
-import { scanKeys } from './support/stack';
+import { everyKey } from './support/stack';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -28,7 +28,7 @@ describe('pnpm keys', () => {
     const info = await keys.resolve(key);
     expect(info).toMatchObject({ tenantId: 'acme', label: 'ci' });
 
-    const stored = await scanKeys(redis, prefix);
+    const stored = await everyKey(redis, prefix);
     for (const name of stored) {
       expect(name.includes(key)).toBe(false);
       const value = JSON.stringify(await redis.hgetall(name));
@@ -114,7 +114,7 @@ describe('pnpm keys', () => {
       cliWith(withDefault, 'create', '--tenant', 'acme'),
       cli('create', '--tenant', 'acme', '--rpm', '0'),
     ]);
-    expect(defaulted.stderr).toContain('(750/min)');
+    expect(defaulted.stderr).toContain('(750/min, admin, every account)');
     const [a, b, c] = await Promise.all(
       [planned, defaulted, unlimited].map(({ stdout }) => keys.resolve(stdout.trim())),
     );
@@ -134,6 +134,11 @@ describe('pnpm keys', () => {
     expect(listed.find((line) => line.startsWith(`${c?.keyId}\t`))?.split('\t')[3]).toBe('unlimited');
     expect(listed.find((line) => line.startsWith('key_norpm\t'))?.split('\t')[3]).toBe('750/min (default)');
 
+    // A key stored before scopes existed is admin over every account, and listed so.
+    expect(listed.find((line) => line.startsWith('key_norpm\t'))?.split('\t')[4]).toBe(
+      'admin, every account',
+    );
+
     const bad = ['-1', 'abc', '1.5', ''];
     const failures = await Promise.all(
       bad.map((rpm) => cli('create', '--tenant', 'acme', `--rpm=${rpm}`).catch((error: Failure) => error)),
@@ -142,5 +147,24 @@ describe('pnpm keys', () => {
       expect((failure as Failure).code, `--rpm=${bad[i]}`).toBe(2);
       expect((failure as Failure).stderr).toContain('--rpm takes a whole number');
     }
+  });
+
+  it('makes a key of some access and accounts with --access and --accounts; refuses others', {
+    timeout: 90_000,
+  }, async () => {
+    const [scoped, wrongAccess, wrongAccounts] = await Promise.all([
+      cli('create', '--tenant', 'acme', '--access', 'read', '--accounts', 'acct_a,acct_b'),
+      cli('create', '--tenant', 'acme', '--access', 'owner').catch((error: Failure) => error),
+      cli('create', '--tenant', 'acme', '--accounts', 'acct_a,,acct_b').catch((error: Failure) => error),
+    ]);
+    expect(scoped.stderr).toContain('read, acct_a acct_b');
+    expect(await keys.resolve(scoped.stdout.trim())).toMatchObject({
+      access: 'read',
+      accounts: ['acct_a', 'acct_b'],
+    });
+    expect((wrongAccess as Failure).code).toBe(2);
+    expect((wrongAccess as Failure).stderr).toContain('--access takes one of read, write, admin');
+    expect((wrongAccounts as Failure).code).toBe(2);
+    expect((wrongAccounts as Failure).stderr).toContain('--accounts takes service account ids');
   });
 });

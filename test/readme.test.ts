@@ -44,6 +44,10 @@ describe('README walkthrough', () => {
     expect(out.filter((line) => /^replied \d+$/.test(line))).toHaveLength(1);
     expect(out.filter((line) => /^ppv offer \d+$/.test(line))).toHaveLength(1);
     expect(out).toContain('UNAUTHORIZED');
+    expect(out).toContain('FORBIDDEN');
+    expect(out).toContain('NOT_FOUND');
+    expect(out).toContain('connected');
+    expect(out).toContain('event: accounts.connected');
     expect(out.at(-1)).toBe('true');
   });
 });

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { generateKey } from '@cg/secrets';
@@ -26,9 +27,11 @@ const baseEnv = () => ({
 
 describe('a process started with a bad setting', () => {
   for (const app of ['api', 'worker']) {
-    it(`${app}: prints one line naming the setting and exits 1, without the key`, async () => {
+    it(`${app}: prints one line naming the setting and exits 1, without the key`, {
+      timeout: 60_000,
+    }, async () => {
       const env = baseEnv();
-      for (const [name, value, words] of [
+      const cases = [
         ['SYNC_WAIT_MS', '-5', 'invalid environment variable SYNC_WAIT_MS: must be >= 0'],
         ['LOG_LEVEL', 'loud', 'invalid environment variable LOG_LEVEL: must be one of'],
         ['ENCRYPTION_KEY', 'c2hvcnQ=', 'invalid environment variable ENCRYPTION_KEY'],
@@ -37,17 +40,59 @@ describe('a process started with a bad setting', () => {
           '{"US":["http://u:c2hvcnQ=@127.0.0.1:3128/x"]}',
           'invalid environment variable EGRESS_PROXIES: US[0]: a proxy URL has no path',
         ],
-      ] as const) {
-        const failure = await run(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`], {
-          cwd: root,
-          env: { ...env, [name]: value },
-          timeout: 30_000,
-        }).catch((error: { code: number; stderr: string }) => error);
+      ] as const;
+      // One process per case, all at once.
+      const failures = await Promise.all(
+        cases.map(([name, value]) =>
+          run(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`], {
+            cwd: root,
+            env: { ...env, [name]: value },
+            timeout: 50_000,
+          }).catch((error: { code: number; stderr: string }) => error),
+        ),
+      );
+      for (const [n, [, , words]] of cases.entries()) {
+        const failure = failures[n];
         expect(failure).toMatchObject({ code: 1 });
         const stderr = (failure as { stderr: string }).stderr.trim();
         expect(stderr.split('\n')).toHaveLength(1);
         expect(stderr).toContain(`${app}: ${words}`);
         expect(stderr).not.toContain('c2hvcnQ=');
+      }
+    });
+  }
+});
+
+/** A loopback port held by a server of the test's own until `release`. */
+async function takenPort(): Promise<{ port: number; release: () => void }> {
+  const holder = createServer();
+  await new Promise<void>((listening) => holder.listen(0, '127.0.0.1', listening));
+  return { port: (holder.address() as AddressInfo).port, release: () => holder.close() };
+}
+
+describe('a process started with a port another process holds', () => {
+  // Each process, the setting naming each port it listens on, and how its one line starts.
+  for (const [app, setting, prefix] of [
+    ['api', 'PORT', 'api'],
+    ['worker', 'METRICS_PORT', 'worker'],
+    ['listener', 'METRICS_PORT', 'listener'],
+    ['webhooks', 'METRICS_PORT', 'webhooks'],
+    ['platform-sim', 'SIM_PORT', 'platform sandbox failed to start'],
+  ] as const) {
+    it(`${app}: prints one line naming ${setting} and its port and exits 1`, async () => {
+      const { port, release } = await takenPort();
+      try {
+        const failure = await run(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`], {
+          cwd: root,
+          env: { ...baseEnv(), HOST: '127.0.0.1', SIM_HOST: '127.0.0.1', [setting]: String(port) },
+          timeout: 30_000,
+        }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+        expect(failure).toMatchObject({ code: 1 });
+        const { stdout, stderr } = failure as { stdout: string; stderr: string };
+        expect(stderr.trim()).toBe(`${prefix}: ${setting} ${port} is in use`);
+        expect(stdout).not.toContain('EADDRINUSE');
+      } finally {
+        release();
       }
     });
   }

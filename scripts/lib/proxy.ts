@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -118,8 +119,14 @@ export async function startProxy(options: ProxyOptions & { kind?: ProxyKind }): 
     },
     start: async () => {
       const [command, args] = launch.command(configPath);
-      child = spawn(command, args, { stdio: 'ignore' });
-      await waitUntilAccepting(kind, port, 20_000);
+      const spawned = spawn(command, args, { stdio: 'ignore' });
+      child = spawned;
+      // Not on PATH, say: the start fails with that, instead of an unhandled 'error' event.
+      const failed = once(spawned, 'error').then(([error]) => {
+        throw new Error(`${kind} could not start: ${(error as Error).message}`);
+      });
+      failed.catch(() => undefined);
+      await Promise.race([waitUntilAccepting(kind, port, 20_000), failed]);
     },
     stop: async () => {
       const running = child;

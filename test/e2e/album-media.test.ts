@@ -1,4 +1,9 @@
-import { ALBUM_MEDIA_PAGE_SIZE, type AlbumMediaItem, VaultMedia, vaultAlbumMedia } from '@cg/operations';
+import {
+  ALBUM_MEDIA_PAGE_SIZE,
+  type AlbumMediaItem,
+  VaultMedia,
+  vaultAlbumMedia,
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

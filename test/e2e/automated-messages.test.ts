@@ -6,7 +6,7 @@ import {
   automatedMessagesList,
   dollarsToMills,
   UNKNOWN_TRIGGER,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectAccount, connectWithSim } from '../support/common';

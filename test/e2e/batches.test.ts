@@ -1,4 +1,4 @@
-import { laneOfAccount } from '@cg/api';
+import { laneOfAccount } from '@cg/queue';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assert';
 import { crashWorkerOnceAt, eventually } from '../support/processes';

@@ -12,7 +12,7 @@ import {
   Reaction,
   RecipientGroup,
   TYPING_WINDOW_MS,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim } from '../support/common';

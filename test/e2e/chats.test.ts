@@ -5,7 +5,7 @@ import {
   Reaction,
   UNREAD_PAGE_SIZE,
   UnreadMessageInteraction,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

@@ -1,4 +1,5 @@
-import { ConnectionSession, PlatformProfile } from '@cg/operations';
+import { PlatformProfile } from '@cg/operations';
+import { ConnectionSession } from '@cg/operations/testing';
 import { parseKeyring } from '@cg/secrets';
 import { createStore } from '@cg/store';
 import { MAX_TWOFA_ATTEMPTS } from '@cg/worker';

@@ -7,7 +7,7 @@ import {
   chatMessages,
   chatsList,
   Message,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim } from '../support/common';

@@ -7,7 +7,7 @@ import {
   earningsFanStats,
   earningsMonthly,
   MonthlyStatsRow,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

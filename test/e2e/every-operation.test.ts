@@ -10,33 +10,40 @@
  *   items), a malformed query (each required parameter missing, each value its schema or `check`
  *   refuses) and a malformed path parameter, each derived from the schemas and built on the
  *   operation's `example` (whose own validity packages/operations/test/examples.test.ts checks);
+ * - 400 naming the field for text no field takes, in every text field of the body and the query
+ *   and every path id: C0 control characters and unpaired bidirectional controls, and in a path
+ *   id also a traversal (`..%2F..%2Faccounts`), NUL (`%00`) and letters no id has (`ü😀`); 404 for
+ *   those in the account's id, which is the gateway's own;
  *
  * and in every one of these cases nothing reached the platform (the sandbox's request count) and
  * nothing was queued (no new job in Redis).
  */
 import { ErrorBodySchema } from '@cg/contract';
-import { allOperations, type OperationDef, type OperationSchemas } from '@cg/operations';
-import { queueKeys } from '@cg/queue';
+import { allOperations, isTextFormat } from '@cg/operations';
 import type { TObject, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { errorsOf, expectBadRequest, expectNotFound, type GatewayAnswer } from '../support/assert';
+import {
+  errorsOf,
+  expectBadRequest,
+  expectError,
+  expectNotFound,
+  type GatewayAnswer,
+} from '../support/assert';
 import { connectAccount, runCommonRouteTests } from '../support/common';
-import { gw, scanKeys, startStack, type TestStack } from '../support/stack';
-
-type Operation = OperationDef<OperationSchemas>;
-type Values = Record<string, unknown>;
-
-/** One request of an operation, by part, as its schemas read them (numbers as numbers). */
-interface Input {
-  params: Values;
-  query: Values | undefined;
-  /** `NO_BODY`: the request carries none. */
-  body: unknown;
-}
-
-/** A request sent without a body (`gw` sends none for `undefined`). */
-const NO_BODY = undefined;
+import {
+  accountPart,
+  baseline,
+  type Input,
+  NO_BODY,
+  type Operation,
+  sendOperation,
+  snapshot,
+  type Untouched,
+  urlOf,
+  type Values,
+} from '../support/operations';
+import { startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
 /** A connected account of tenant t1 (the key every malformed request is sent with) and one of t2. */
@@ -56,42 +63,7 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------------
 // Requests built from a definition
 
-/** The part of the input that names the account, if the operation names one. */
-function accountPart(op: Operation): 'params' | 'query' | undefined {
-  if (op.session === 'path') return 'params';
-  if (op.session === 'any' && op.schemas.querystring?.properties.accountId) return 'query';
-  return undefined;
-}
-
-/** The operation's example with `account` in place of the example's account. */
-function baseline(op: Operation, account: string): Input {
-  const input: Input = {
-    params: { ...op.example.params },
-    query: op.example.query === undefined ? undefined : { ...op.example.query },
-    body: op.example.body,
-  };
-  const part = accountPart(op);
-  if (part === 'params') input.params.accountId = account;
-  if (part === 'query' && input.query) input.query.accountId = account;
-  return input;
-}
-
-/** The URL of `input` under /api/{platform}; `keepAccount` leaves `{accountId}` for `runCommonRouteTests`. */
-function urlOf(op: Operation, input: Input, keepAccount = false): string {
-  const path = op.path.replace(/:([A-Za-z]+)/g, (_, name: string) =>
-    keepAccount && name === 'accountId' ? '{accountId}' : encodeURIComponent(String(input.params[name])),
-  );
-  const query = new URLSearchParams(
-    Object.entries(input.query ?? {}).map(([name, value]): [string, string] => [name, String(value)]),
-  ).toString();
-  return query === '' ? path : `${path}?${query}`;
-}
-
-const send = (op: Operation, input: Input, key = stack.keys.t1) =>
-  gw(stack, op.method, urlOf(op, input), {
-    key,
-    ...(op.schemas.body && input.body !== NO_BODY ? { body: input.body } : {}),
-  });
+const send = (op: Operation, input: Input, key = stack.keys.t1) => sendOperation(stack, op, input, key);
 
 /** How the API reads a query or path number: decimal text only (apps/api/src/validation.ts). */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -144,6 +116,8 @@ type Schema = TSchema & {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  format?: string;
+  anyOf?: Schema[];
 };
 
 /**
@@ -353,35 +327,151 @@ function textCases(op: Operation, valid: Input): Malformed[] {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// What a refused request must have left untouched
+// Text no field takes
 
-interface Untouched {
-  platformRequests: number;
-  jobs: Set<string>;
+/** Text no text field takes (NUL, ESC, U+202E alone, U+2069 alone), with what the 400 says of it. */
+const HOSTILE_TEXT: { value: string; rule: string }[] = [
+  { value: 'a\u0000b', rule: 'must not contain control characters' },
+  { value: 'a\u001bb', rule: 'must not contain control characters' },
+  { value: 'a\u202eb', rule: 'has an unpaired bidirectional control' },
+  { value: 'a\u2069b', rule: 'has an unpaired bidirectional control' },
+];
+
+/**
+ * Path values no path id takes, as the path parameter reads them: `..%2F..%2Faccounts` (a
+ * traversal), `%00` (NUL) and `%C3%BC%F0%9F%98%80` (`ü😀`, letters no id has).
+ */
+const HOSTILE_PATH = ['../../accounts', '\u0000', 'ü😀'];
+
+/** Whether a value of `schema` may be a string: a string, or a union with one. */
+const takesText = (schema: Schema): boolean =>
+  schema.type === 'string' || (schema.anyOf ?? []).some(takesText);
+
+/** Whether `schema` is a text field's (a text format), whose 400 says why (others': their pattern). */
+const isTextField = (schema: Schema): boolean =>
+  isTextFormat(schema.format) || (schema.anyOf ?? []).some(isTextField);
+
+/** Whether `{}` is a value of `schema`: an object (or a union with one) with no required field. */
+const canBeEmpty = (schema: Schema): boolean =>
+  (schema.anyOf ?? [schema]).some(
+    (member) => member.type === 'object' && (member.required ?? []).length === 0,
+  );
+
+/** A field that takes text, at `path`; `put` makes the whole body with `value` there. */
+interface TextField {
+  path: string;
+  schema: Schema;
+  put: (value: string) => unknown;
 }
 
-/** Every request the sandbox has seen, whoever sent it (`totals.requests` of /_sim/observations). */
-async function platformRequests(): Promise<number> {
-  const observed = (await (await fetch(`${stack.simUrl}/_sim/observations`)).json()) as {
-    totals: { requests: number };
-  };
-  return observed.totals.requests;
-}
-
-/** The jobs in Redis: BullMQ's job hashes under the queue's job prefix. */
-async function jobs(): Promise<Set<string>> {
-  const { jobPrefix } = queueKeys(stack.prefix);
-  const found = new Set<string>();
-  for (const key of await scanKeys(stack.redis, stack.prefix)) {
-    if (!key.startsWith(jobPrefix) || key.slice(jobPrefix.length).includes(':')) continue;
-    if ((await stack.redis.type(key)) === 'hash' && (await stack.redis.hexists(key, 'data'))) found.add(key);
+/**
+ * The body's text fields, down from `value` (the example's, at `path`): each field of an object
+ * that takes a string, set whether or not the example sends it, the first item of each list of
+ * strings, and the same inside the objects (and the first object of each list) the example fills in
+ * or that may be empty.
+ */
+function bodyTextFields(
+  schema: Schema,
+  value: unknown,
+  path: string,
+  rebuild: (changed: unknown) => unknown,
+) {
+  const found: TextField[] = [];
+  const at = (name: string) => (path === '' ? name : `${path}.${name}`);
+  const object = (schema.anyOf ?? [schema]).find((member) => member.type === 'object');
+  if (object && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = value as Values;
+    for (const [name, field] of Object.entries(object.properties ?? {})) {
+      const put = (changed: unknown) => rebuild({ ...fields, [name]: changed });
+      if (takesText(field)) found.push({ path: at(name), schema: field, put });
+      const list = field.type === 'array' ? field : undefined;
+      const items = Array.isArray(fields[name]) ? (fields[name] as unknown[]) : [];
+      if (list?.items && takesText(list.items))
+        found.push({
+          path: at(`${name}.0`),
+          schema: list.items,
+          put: (text) => put([text, ...items.slice(1)]),
+        });
+      const inner = fields[name] ?? (canBeEmpty(field) ? {} : undefined);
+      if (inner !== undefined) found.push(...bodyTextFields(field, inner, at(name), put));
+    }
   }
+  const list = (schema.anyOf ?? [schema]).find((member) => member.type === 'array');
+  if (list?.items && Array.isArray(value) && value.length > 0)
+    found.push(
+      ...bodyTextFields(list.items, value[0], at('0'), (changed) => rebuild([changed, ...value.slice(1)])),
+    );
   return found;
 }
 
-async function snapshot(): Promise<Untouched> {
-  return { platformRequests: await platformRequests(), jobs: await jobs() };
+/** One field's hostile values, sent one by one: each a 400 naming the field (and the rule, for text). */
+interface HostileCase {
+  what: string;
+  inputs: { value: string; input: Input; names: string[] }[];
 }
+
+/** What the 400 of `value` in `schema` must say: the field, and for a text field the rule. */
+const hostileNames = (schema: Schema, field: string, value: string): string[] => {
+  const rule = HOSTILE_TEXT.find((hostile) => hostile.value === value)?.rule;
+  return isTextField(schema) && rule ? [field, rule] : [field];
+};
+
+/**
+ * The operation's text fields (body and query) with each of `HOSTILE_TEXT`, and its path ids with
+ * those and each of `HOSTILE_PATH`. The account's id is the gateway's own: `accountCases`.
+ */
+function hostileCases(op: Operation, valid: Input): HostileCase[] {
+  const cases: HostileCase[] = [];
+  const texts = HOSTILE_TEXT.map((hostile) => hostile.value);
+  const body = op.schemas.body as Schema | undefined;
+  for (const field of body ? bodyTextFields(body, valid.body, '', (changed) => changed) : [])
+    cases.push({
+      what: `control characters and unpaired bidirectional controls in the body field ${field.path}`,
+      inputs: texts.map((value) => ({
+        value,
+        input: { ...valid, body: field.put(value) },
+        names: hostileNames(field.schema, field.path, value),
+      })),
+    });
+  const query = op.schemas.querystring as Schema | undefined;
+  for (const [name, schema] of Object.entries(query?.properties ?? {})) {
+    if (!takesText(schema) || (accountPart(op) === 'query' && name === 'accountId')) continue;
+    cases.push({
+      what: `control characters and unpaired bidirectional controls in the query parameter ${name}`,
+      inputs: texts.map((value) => ({
+        value,
+        input: { ...valid, query: { ...valid.query, [name]: value } },
+        names: hostileNames(schema, name, value),
+      })),
+    });
+  }
+  const params = op.schemas.params as Schema | undefined;
+  for (const [name, schema] of Object.entries(params?.properties ?? {})) {
+    if (accountPart(op) === 'params' && name === 'accountId') continue;
+    cases.push({
+      what: `control characters, unpaired bidirectional controls, a path and letters no id has in the path parameter ${name}`,
+      inputs: [...texts, ...HOSTILE_PATH].map((value) => ({
+        value,
+        input: { ...valid, params: { ...valid.params, [name]: value } },
+        names: hostileNames(schema, name, value),
+      })),
+    });
+  }
+  return cases;
+}
+
+/** The account's id with each of `HOSTILE_PATH`, where the operation names one: each a 404. */
+function accountCases(op: Operation, valid: Input): Input[] {
+  const part = accountPart(op);
+  if (part === 'params')
+    return HOSTILE_PATH.map((id) => ({ ...valid, params: { ...valid.params, accountId: id } }));
+  if (part === 'query')
+    return HOSTILE_PATH.map((id) => ({ ...valid, query: { ...valid.query, accountId: id } }));
+  return [];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What a refused request must have left untouched
 
 /** The contract's error body: these five fields, and no other. */
 function expectErrorShape(response: GatewayAnswer): void {
@@ -394,17 +484,17 @@ function expectErrorShape(response: GatewayAnswer): void {
 // The tests
 
 /** How many cases of each kind were generated, checked at the end against the registry. */
-const generated = { operations: 0, unauthorized: 0, notFound: 0, body: 0, text: 0 };
+const generated = { operations: 0, unauthorized: 0, notFound: 0, body: 0, text: 0, hostile: 0 };
 
 describe.each(allOperations.map((op) => [op.name, op] as const))('%s', (_name, op) => {
   generated.operations += 1;
   let before: Untouched;
   beforeEach(async () => {
-    before = await snapshot();
+    before = await snapshot(stack);
   });
   afterEach(async () => {
     // A 4xx is answered before anything is queued or sent: the platform saw nothing, no job exists.
-    const after = await snapshot();
+    const after = await snapshot(stack);
     expect(after.platformRequests, 'requests the platform saw').toBe(before.platformRequests);
     expect(
       [...after.jobs].filter((job) => !before.jobs.has(job)),
@@ -473,6 +563,32 @@ describe.each(allOperations.map((op) => [op.name, op] as const))('%s', (_name, o
       expectErrorShape(response);
     });
   }
+
+  // One test per field, its hostile values one after another: a snapshot per value would double
+  // the file's run time.
+  const hostile = hostileCases(op, valid);
+  generated.hostile += hostile.reduce((sum, { inputs }) => sum + inputs.length, 0);
+  for (const { what, inputs } of hostile) {
+    it(`400 BAD_REQUEST for ${what}`, async () => {
+      for (const { value, input, names } of inputs) {
+        const response = await send(op, withAccount(input));
+        expect(response.status, JSON.stringify(value)).toBe(400);
+        expectBadRequest(response, ...names);
+        expectErrorShape(response);
+        expect(refused(op, input), `the definition refuses ${JSON.stringify(value)}`).toBe(true);
+      }
+    });
+  }
+
+  const foreignAccounts = accountCases(op, valid);
+  if (foreignAccounts.length > 0)
+    it('404 NOT_FOUND for an account id with a path, NUL or letters no id has, sending nothing', async () => {
+      for (const input of foreignAccounts) {
+        const response = await send(op, input);
+        expectError(response, 404, 'NOT_FOUND');
+        expectErrorShape(response);
+      }
+    });
 });
 
 describe('the registry', () => {

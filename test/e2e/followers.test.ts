@@ -1,4 +1,4 @@
-import { type Follower, followers } from '@cg/operations';
+import { type Follower, followers } from '@cg/operations/testing';
 import type { FanFacts } from '@cg/platform-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectSuccess } from '../support/assert';

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../support/processes';
+import { answers } from '../support/raw-http';
 import { startStack, type TestStack } from '../support/stack';
 
 /** What a raw socket saw: the bytes the server wrote, and when (ms after connecting) it closed. */
@@ -45,24 +46,6 @@ function exchange(
       resolve({ answer, closedAfterMs: Date.now() - started });
     });
   });
-}
-
-/** Each answer on the socket as {status, headers, body}; `answer` may hold several. */
-function answers(raw: string) {
-  return raw
-    .split(/(?=HTTP\/1\.1 \d{3})/)
-    .filter(Boolean)
-    .map((one) => {
-      const [head = '', body = ''] = one.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(
-        lines.map((line) => [
-          line.slice(0, line.indexOf(':')).toLowerCase(),
-          line.slice(line.indexOf(':') + 1).trim(),
-        ]),
-      );
-      return { status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined };
-    });
 }
 
 const post = (path: string, length: number, headers = '') =>

@@ -168,6 +168,51 @@ describe('string lengths', () => {
   });
 });
 
+describe('text fields', () => {
+  const createList = (name: string) => gw(stack, 'POST', `/${accountId}/lists/create`, { body: { name } });
+  const createLink = (body: { label: string; description?: string }) =>
+    gw(stack, 'POST', `/${accountId}/tracking-links`, { body });
+
+  it('refuses control characters and unpaired bidirectional controls, naming the field and the rule, sending nothing', async () => {
+    const before = await upstreamCalls();
+    const control = 'must not contain control characters';
+    const unpaired = 'has an unpaired bidirectional control';
+    // Newline and tab are long text's only: a list name is one line; CR and DEL are no field's.
+    for (const name of ['a\nb', 'a\tb', 'a\u007fb', 'a\u0000b'])
+      expectBadRequest(await createList(name), `The name body field ${control}`);
+    expectBadRequest(
+      await createLink({ label: 'x', description: 'a\r\nb' }),
+      `The description body field ${control}`,
+    );
+    // A closer without its opener, an opener never closed, crossed pairs, and an embedding the end of
+    // its line closes (where the bidirectional algorithm ends it) before its PDF comes.
+    for (const name of ['\u202c', 'a\u202ab', '\u2066a', '\u202ba\u2067b\u202cc\u2069', 'a\u2069\u2067'])
+      expectBadRequest(await createList(name), `The name body field ${unpaired}`);
+    expectBadRequest(
+      await createLink({ label: 'x', description: '\u202bone\ntwo\u202c' }),
+      `The description body field ${unpaired}`,
+    );
+    expect(await upstreamCalls()).toBe(before);
+  });
+
+  it('takes newline and tab in long text, paired bidirectional controls and U+200B, and sends them as written', async () => {
+    const label = 'Spring \u202bpromo\u202c\u200b \u2067\u202aA\u202c\u2069';
+    const description = 'line one\n\tline two\n';
+    const link = await createLink({ label, description });
+    expect(link.status).toBe(201);
+    expect(link.body.data.data.response).toMatchObject({ label, description });
+    const list = await createList('zero\u200bwidth \u202epaired\u202c');
+    expect(list.status).toBe(201);
+    expect(list.body.data.data.response.label).toBe('zero\u200bwidth \u202epaired\u202c');
+    // The answers are the platform's records: it holds the text as sent.
+    const chatId = (await simFixture(stack, 'creator_demo')).chatIds[0];
+    const content = 'first line\n\tsecond line';
+    const sent = await gw(stack, 'POST', `/${accountId}/chats/${chatId}/messages`, { body: { content } });
+    expect(sent.status).toBe(201);
+    expect(sent.body.data.data.response.content).toBe(content);
+  });
+});
+
 describe('unknown body fields', () => {
   it('are dropped before the input is queued, so job data stays small whatever the body carries', async () => {
     const accepted = await gw(stack, 'POST', `/${accountId}/lists/create`, {

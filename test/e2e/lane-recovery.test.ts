@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
+import { tellOnFailure } from '../support/logs';
 import { eventually, spawnWorker } from '../support/processes';
 import { clearFaults, injectFault, observations, resetObservations, slowDown } from '../support/sim';
 import { account, finished as finishedAt, gw, startStack, type TestStack } from '../support/stack';
@@ -65,8 +66,8 @@ describe('a cancelled backlog', () => {
     expect(tookMs).toBeLessThan(3 * INTERVAL_MS);
     // None of the cancelled ones reached the platform.
     expect(await meCalls()).toBe(BACKLOG - cancelled + 1);
-    process.stdout.write(
-      `cancelled backlog: ${cancelled} of ${BACKLOG} cancelled; the next request answered in ${tookMs} ms\n`,
+    tellOnFailure(
+      `cancelled backlog: ${cancelled} of ${BACKLOG} cancelled; the next request answered in ${tookMs} ms`,
     );
   });
 });
@@ -120,9 +121,9 @@ describe('a SIGKILLed worker', () => {
       expect(nextDone.status).toBe(200);
       const readDone = await finished(read.body.data.statusUrl, 60_000);
       const writeDone = await finished(write.body.data.statusUrl, 60_000);
-      process.stdout.write(
+      tellOnFailure(
         `SIGKILLed worker: the account's next request done ${resumedMs} ms after the kill; ` +
-          `write ${writeDone.status} ${writeDone.body.code ?? ''}, read ${readDone.status}\n`,
+          `write ${writeDone.status} ${writeDone.body.code ?? ''}, read ${readDone.status}`,
       );
       expect(resumedMs).toBeLessThan(TAKEOVER_MS);
       // The read in flight was run again by the survivor; the write was not sent again.

@@ -1,8 +1,9 @@
-import { createLogger, loadGatewayConfig } from '@cg/config';
+import { loadGatewayConfig } from '@cg/config';
 import { createListener } from '@cg/listener';
 import { ListenJobs } from '@cg/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
+import { testLogger } from '../support/logs';
 import { eventually, spawnApp } from '../support/processes';
 import { simJson } from '../support/sim';
 import { account, gw, scanKeys, startStack, type TestStack } from '../support/stack';
@@ -68,8 +69,15 @@ describe('listener failover', () => {
       15_000,
       'held by the first',
     );
-    // The second starts once the first holds the account, so the first is the one killed.
-    listeners.push(spawnApp('listener', env));
+    // The second starts once the first holds the account, so the first is the one killed; it is
+    // killed once the second runs, so the takeover time leaves out the second's start.
+    let secondSaid = '';
+    listeners.push(spawnApp('listener', env, (text) => (secondSaid += text)));
+    await eventually(
+      async () => (secondSaid.includes('listener started') ? true : undefined),
+      30_000,
+      'the second listener started',
+    );
     const before = [await message('before 1'), await message('before 2')];
     await eventually(
       async () => ((await receivedIds()).length >= 2 ? true : undefined),
@@ -116,7 +124,7 @@ describe('listener start', () => {
       await jobs.unwatch('t1', connected);
       await jobs.close();
       const config = loadGatewayConfig(own.env);
-      const listener = await createListener(config, createLogger({ level: 'warn', name: 'test' }));
+      const listener = await createListener(config, testLogger());
       listener.start();
       try {
         const platformAccountId = account(own, 'creator_2fa').platformAccountId;

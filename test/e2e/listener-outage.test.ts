@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
+import { type WebhookReceiver, webhookReceiver } from '../support/destinations';
 import { eventually } from '../support/processes';
 import { injectFault, simJson } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
@@ -13,37 +12,29 @@ import { account, gw, startStack, type TestStack } from '../support/stack';
 
 const OUTAGE_MS = 30_000;
 let stack: TestStack;
-let receiver: Server;
+let receiver: WebhookReceiver;
 /** Deliveries by event id, and the events themselves. */
 const deliveries = new Map<string, number>();
 const delivered: { id: string; event: string; data: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      const event = JSON.parse(body);
-      deliveries.set(event.id, (deliveries.get(event.id) ?? 0) + 1);
-      delivered.push(event);
-      response.writeHead(204).end();
-    });
+  receiver = await webhookReceiver((body) => {
+    const event = JSON.parse(body);
+    deliveries.set(event.id, (deliveries.get(event.id) ?? 0) + 1);
+    delivered.push(event);
   });
-  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   stack = await startStack({
     listener: true,
     webhooks: true,
     env: { LISTENER_PING_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+  const url = receiver.url;
   expect((await gw(stack, 'POST', '/webhooks', { body: { url } })).status).toBe(201);
   await connectAccount(stack, 'creator_demo');
 });
 afterAll(async () => {
   await stack?.stop();
-  await new Promise((done) => receiver?.close(done));
+  await receiver?.close();
 });
 
 const activity = (body: Record<string, unknown>) =>

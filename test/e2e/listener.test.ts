@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSuccess } from '../support/assert';
 import { connectAccount } from '../support/common';
+import { type WebhookReceiver, webhookReceiver } from '../support/destinations';
 import { eventually } from '../support/processes';
 import { injectFault, simJson } from '../support/sim';
 import { account, gw, startStack, type TestStack } from '../support/stack';
@@ -25,7 +24,7 @@ interface GatewayEvent {
 
 let stack: TestStack;
 let accountId: string;
-let receiver: Server;
+let receiver: WebhookReceiver;
 let secret: string;
 /** What the receiver got: each delivery's event and whether its signature checked out. */
 const received: { event: GatewayEvent; signed: boolean; at: number }[] = [];
@@ -46,33 +45,21 @@ function signedBy(
 }
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      received.push({
-        event: JSON.parse(body),
-        signed: signedBy(request.headers, body, secret),
-        at: Date.now(),
-      });
-      response.writeHead(204).end();
-    });
+  receiver = await webhookReceiver((body, headers) => {
+    received.push({ event: JSON.parse(body), signed: signedBy(headers, body, secret), at: Date.now() });
   });
-  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   stack = await startStack({
     listener: true,
     webhooks: true,
     env: { LISTENER_FAILOVER_MS: '3000', LISTENER_PING_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+  const url = receiver.url;
   secret = (await gw(stack, 'POST', '/webhooks', { body: { url } })).body.data.secret;
   accountId = await connectAccount(stack, 'creator_demo');
 });
 afterAll(async () => {
   await stack?.stop();
-  await new Promise((done) => receiver?.close(done));
+  await receiver?.close();
 });
 
 /** Makes something happen on creator_demo's account; answers the platform objects it made. */

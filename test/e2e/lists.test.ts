@@ -1,4 +1,4 @@
-import { LIST_PAGE_SIZE, List, ListMember, ListMemberWithSortId } from '@cg/operations';
+import { LIST_PAGE_SIZE, List, ListMember, ListMemberWithSortId } from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

@@ -5,7 +5,7 @@ import {
   massMessagesStatsSent,
   ScheduledMassMessage,
   STATS_DEFAULT_LIMIT,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import type { BroadcastLogEntry, FanFacts } from '@cg/platform-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';

@@ -1,12 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApi } from '@cg/api';
-import { createLogger, loadGatewayConfig } from '@cg/config';
+import { loadGatewayConfig } from '@cg/config';
 import { FAMILIES } from '@cg/metrics';
 import { createGatewayWorker } from '@cg/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/redis';
 import { connectAccount } from '../support/common';
+import { testLogger } from '../support/logs';
 import { eventually, spawnApp } from '../support/processes';
 import { type MetricFamily, parsePrometheus, sampleSum } from '../support/prometheus';
 import { injectFault, simJson } from '../support/sim';
@@ -142,7 +143,7 @@ describe('GET /metrics on the API', () => {
 
   it('is not served with METRICS_ENABLED=false, nor is a worker’s port', async () => {
     const config = loadGatewayConfig({ ...stack.env, METRICS_ENABLED: 'false', METRICS_PORT: '0' });
-    const logger = createLogger({ level: 'warn', name: 'test' });
+    const logger = testLogger();
     const api = await createApi(config, logger);
     const url = await api.listen({ port: 0, host: '127.0.0.1' });
     try {

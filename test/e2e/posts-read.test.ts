@@ -1,4 +1,11 @@
-import { type PostRead, postsRead, postsScheduled, postsWall, WALL_PAGE_SIZE, Wall } from '@cg/operations';
+import {
+  type PostRead,
+  postsRead,
+  postsScheduled,
+  postsWall,
+  WALL_PAGE_SIZE,
+  Wall,
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

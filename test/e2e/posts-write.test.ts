@@ -6,7 +6,7 @@ import {
   postsScheduledCancel,
   postsUpdate,
   REPLY_RULES,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

@@ -1,4 +1,4 @@
-import { ACCESS_PERMISSION_TYPES, Post, REPLY_RULES, Wall } from '@cg/operations';
+import { ACCESS_PERMISSION_TYPES, Post, REPLY_RULES, Wall } from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

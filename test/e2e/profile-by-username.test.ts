@@ -1,4 +1,5 @@
-import { type PlatformProfile, profileByUsername } from '@cg/operations';
+import type { PlatformProfile } from '@cg/operations';
+import { profileByUsername } from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectAccount } from '../support/common';

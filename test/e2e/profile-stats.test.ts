@@ -1,4 +1,9 @@
-import { PROFILE_STATS_MAX_BUCKETS, type ProfileStats, profileStats, StatEntry } from '@cg/operations';
+import {
+  PROFILE_STATS_MAX_BUCKETS,
+  type ProfileStats,
+  profileStats,
+  StatEntry,
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

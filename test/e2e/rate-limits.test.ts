@@ -64,7 +64,7 @@ describe('per-key limits shared by two API processes', () => {
   });
 
   it('lets 600 requests of a 600 a minute key through, across both, and refuses the 601st with 429', async () => {
-    const { key } = await apiKeys.create('t1', 'plan-600', 600);
+    const { key } = await apiKeys.create('t1', { label: 'plan-600', rpm: 600 });
     const passed: { remaining: number; reset: number }[] = [];
     // 600 requests, alternating between the processes, 20 at a time: a few seconds in all, inside one
     // clock minute.
@@ -104,12 +104,12 @@ describe('per-key limits shared by two API processes', () => {
       expect(limitHeaders(refused.headers)).toEqual({ limit: '600', remaining: '0', reset: String(wait) });
     }
     // Another key of the same tenant has a limit of its own.
-    const other = await apiKeys.create('t1', 'other', 600);
+    const other = await apiKeys.create('t1', { label: 'other', rpm: 600 });
     expect((await accounts(urls[0] as string, other.key)).status).toBe(200);
   }, 60_000);
 
   it('does not count or limit a key created with rpm 0 (unlimited)', async () => {
-    const { key } = await apiKeys.create('t1', 'unlimited', 0);
+    const { key } = await apiKeys.create('t1', { label: 'unlimited', rpm: 0 });
     const answer = await accounts(urls[1] as string, key);
     expect(answer.status).toBe(200);
     expect(limitHeaders(answer.headers)).toEqual({ limit: null, remaining: null, reset: null });
@@ -153,6 +153,35 @@ describe('the default limit', () => {
       expect(answer.status, `${method} ${path}`).toBe(status);
       expect(answer.headers.get('x-ratelimit-limit'), `${method} ${path}`).toBe('5');
     }
+  });
+});
+
+describe('keys at the defaults', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    // API_KEY_RPM_DEFAULT left unset (an empty value sets nothing).
+    stack = await startStack({ worker: false, env: { API_KEY_RPM_DEFAULT: '' } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('are unlimited: 700 requests in a minute, none refused, no limit headers', async () => {
+    // All in one clock minute: a limit of 600 would refuse the last 100.
+    await inOneMinute(20_000);
+    const statuses = new Map<number, number>();
+    for (let sent = 0; sent < 700; sent += 50) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => gw(stack, 'GET', '/accounts', { key: stack.keys.t1 })),
+      );
+      for (const answer of answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      expect(limitHeaders(answers[0]?.headers ?? new Headers())).toEqual({
+        limit: null,
+        remaining: null,
+        reset: null,
+      });
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 700 });
   });
 });
 

@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { buildSim } from '@cg/platform-sim';
 import { generateKey } from '@cg/secrets';
 import { ApiKeyStore, connectRedis, randomId, storeKeys } from '@cg/store';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { freePort } from '../../scripts/lib/redis';
-import { eventually, sleep, spawnWorker } from '../support/processes';
+import { tellOnFailure } from '../support/logs';
+import { eventually, sleep, spawnApi, spawnWorker } from '../support/processes';
 import { providedRedis } from '../support/provided';
 import { scanKeys } from '../support/stack';
 
@@ -16,7 +15,6 @@ import { scanKeys } from '../support/stack';
 // calls held at the sandbox, and one worker is SIGKILLed while each worker has a send between its
 // write-ahead mark and its end. The other takes the killed worker's jobs over once their locks lapse.
 
-const root = resolve(import.meta.dirname, '../..');
 const USERNAME = 'creator_demo';
 const SENDS = 40;
 /**
@@ -118,22 +116,11 @@ async function chatAtSandbox(): Promise<{ id: string; content: string; attachmen
   }
 }
 
-/** Starts the API as a process of its own on a free port; resolves once it serves. */
-async function spawnApi(env: Record<string, string>): Promise<string> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, 'apps/api/src/main.ts')], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => ((await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200 ? true : undefined),
-    30_000,
-    'the API up',
-  );
-  return url;
+/** The API as a process of its own (test/support's `spawnApi`); resolves with its origin once it serves. */
+async function startApi(env: Record<string, string>): Promise<string> {
+  const api = await spawnApi(env);
+  children.push(api.child);
+  return api.url;
 }
 
 /** Starts a worker process whose lines go to `logs` (named `name`); resolves once it has started. */
@@ -180,7 +167,7 @@ beforeAll(async () => {
   };
   apiKey = (await new ApiKeyStore(redis, storeKeys(prefix)).create('t1')).key;
   const [url, ...started] = await Promise.all([
-    spawnApi(env),
+    startApi(env),
     startWorker(env, 'worker-a'),
     startWorker(env, 'worker-b'),
   ]);
@@ -378,12 +365,12 @@ describe('a worker SIGKILLed during a burst of chat sends with media', () => {
     // or in the message's (delivered, its answer lost).
     const killedSends = killedMidWrite.map((id) => sends.find((s) => s.jobId === id) as Send);
     const killedDelivered = killedSends.filter((s) => countOf(s.content) === 1).length;
-    process.stdout.write(
+    tellOnFailure(
       `send-crash drill: ${SENDS} sends; killed at ${killedAt} ms with ${killedMidWrite.length} of its sends mid-write ` +
         `(${[...atKill.values()].map((jobs) => jobs.length).join('/')} per worker; ${killedDelivered} delivered, ` +
         `${killedSends.length - killedDelivered} between offer and message); all finished at ${finishedAt} ms; ` +
         `success ${outcomes.success}, outcome unknown ${outcomes.unknown} (${unknownHeld} of them delivered), ` +
-        `other ${outcomes.other}; taken over ${takenOver.length}; offers ${offers.length}, orphan offers ${orphans.length}\n`,
+        `other ${outcomes.other}; taken over ${takenOver.length}; offers ${offers.length}, orphan offers ${orphans.length}`,
     );
     expect(survivor.child.exitCode).toBeNull();
   });

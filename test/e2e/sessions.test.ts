@@ -1,11 +1,11 @@
-import { createLogger } from '@cg/config';
+import { AccountSessions, accountEgress } from '@cg/platform-access';
 import { PlatformClient } from '@cg/platform-client';
 import { parseKeyring } from '@cg/secrets';
 import { createStore } from '@cg/store';
-import { AccountSessions, Egress } from '@cg/worker';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assert';
 import { connectAccount, connectCredentials } from '../support/common';
+import { testLogger } from '../support/logs';
 import {
   clearFaults,
   injectFault,
@@ -136,8 +136,16 @@ describe('re-logins across worker processes', () => {
     // after 300 ms, but the login takes 1 s: it is renewed while the login runs.
     const processes = [0, 1].map(() => new AccountSessions(store.accounts, 300));
     const record = await store.accounts.get('t1', id);
-    const logger = createLogger({ level: 'silent', name: 'test' });
-    const route = await new Egress(client, null, store, logger).ofAccount('t1', record!);
+    const logger = testLogger();
+    const egress = accountEgress({
+      client,
+      plan: null,
+      store,
+      redis: stack.redis,
+      prefix: stack.prefix,
+      log: logger,
+    });
+    const route = await egress.ofAccount('t1', record!);
     const stale = await store.accounts.session('t1', id);
     await slowLogin('creator_demo', 1_000);
     await expire('creator_demo');

@@ -1,10 +1,11 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { createApi } from '@cg/api';
-import { createLogger, loadGatewayConfig } from '@cg/config';
+import { loadGatewayConfig } from '@cg/config';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAccount } from '../support/common';
+import { testLogger } from '../support/logs';
 import { sleep } from '../support/processes';
 import { clearFaults, sawRequests, simRequests, slowDown } from '../support/sim';
 import { finished, startStack, type TestStack } from '../support/stack';
@@ -46,7 +47,7 @@ describe('an API process that stops', () => {
 
   beforeAll(async () => {
     const config = loadGatewayConfig({ ...stack.env, SHUTDOWN_GRACE_MS: String(GRACE_MS) });
-    api = await createApi(config, createLogger({ level: 'silent', name: 'test' }));
+    api = await createApi(config, testLogger());
     base = `${await api.listen({ port: 0, host: '127.0.0.1' })}/api/fansly`;
   });
 

@@ -5,7 +5,7 @@ import {
   TWOFA_SEND_SPACING_MS,
   twofaSession,
   twofaSessionVerify,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectError, expectNotFound, expectSuccess } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

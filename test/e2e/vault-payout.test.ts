@@ -6,7 +6,7 @@ import {
   VaultMedia,
   vaultAlbumDelete,
   vaultAlbums,
-} from '@cg/operations';
+} from '@cg/operations/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, expectBadRequest, expectEnvelope, expectError } from '../support/assert';
 import { connectWithSim, runCommonRouteTests } from '../support/common';

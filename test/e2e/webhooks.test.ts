@@ -1,13 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadGatewayConfig, webhookSettings } from '@cg/config';
-import { createEvents, type Events, eventId } from '@cg/events';
-import { parseKeyring } from '@cg/secrets';
+import { type Events, eventId } from '@cg/events';
+import { ApiKeyStore, storeKeys } from '@cg/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from '../support/assert';
 import { connectAccount } from '../support/common';
 import { eventually, sleep } from '../support/processes';
-import { gw, redisText, startStack, type TestStack } from '../support/stack';
+import { gw, redisText, scanKeys, stackEvents, startStack, type TestStack } from '../support/stack';
 
 // The delivery process runs in-process (startStack `webhooks`), against a receiver on loopback: the
 // stack allows private destinations, and retries on a shortened schedule (3 attempts).
@@ -57,13 +57,7 @@ beforeAll(async () => {
     webhooks: true,
     env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0,150,150' },
   });
-  const config = loadGatewayConfig(stack.env);
-  events = createEvents(
-    stack.redis,
-    stack.prefix,
-    parseKeyring(config.ENCRYPTION_KEY),
-    webhookSettings(config),
-  );
+  events = stackEvents(stack);
   accountId = await connectAccount(stack);
 });
 afterAll(async () => {
@@ -234,6 +228,39 @@ describe('deliveries', () => {
     expect(at('/r/off/200')).toHaveLength(0);
   });
 
+  it('shows a key of some accounts only the endpoints and deliveries of those accounts', async () => {
+    const all = await createEndpoint('every-account');
+    const mine = await createEndpoint('mine', 200, { accountIds: [accountId] });
+    await publish('messages.received', accountId);
+    await publish('messages.received', null);
+    await eventually(async () => (at('/r/every-account/200').length >= 2 ? true : undefined), 2_000);
+    const { key } = await new ApiKeyStore(stack.redis, storeKeys(stack.prefix)).create('t1', {
+      access: 'read',
+      accounts: [accountId],
+    });
+    const listed = (await gw(stack, 'GET', '/webhooks', { key })).body.data.webhooks.map(
+      (w: { id: string }) => w.id,
+    );
+    expect(listed).toContain(mine.id);
+    expect(listed).not.toContain(all.id);
+    expect((await gw(stack, 'GET', `/webhooks/${all.id}`, { key })).status).toBe(404);
+    expect((await gw(stack, 'GET', `/webhooks/${all.id}/deliveries`, { key })).status).toBe(404);
+    const everyAttempt = (await gw(stack, 'GET', `/webhooks/${all.id}/deliveries`)).body.data.deliveries;
+    expect(everyAttempt.map((d: { accountId: string | null }) => d.accountId)).toEqual(
+      expect.arrayContaining([accountId, null]),
+    );
+    await eventually(async () => (at('/r/mine/200').length >= 1 ? true : undefined), 2_000);
+    const own = (await gw(stack, 'GET', `/webhooks/${mine.id}/deliveries`, { key })).body.data.deliveries;
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.every((d: { accountId: string | null }) => d.accountId === accountId)).toBe(true);
+    expectError(
+      await gw(stack, 'PATCH', `/webhooks/${mine.id}`, { key, body: { enabled: false } }),
+      403,
+      'FORBIDDEN',
+      'needs admin access',
+    );
+  });
+
   it('stores and delivers an event id published twice once', async () => {
     await createEndpoint('dedupe');
     const id = eventId(['dedupe', accountId]);
@@ -383,6 +410,11 @@ describe('deliveries', () => {
     expect(attempts).toBeLessThan(3);
     await sleep(300);
     expect(at('/r/deleted/500')).toHaveLength(attempts);
+    // Its lane went with it, state and all.
+    const laneKeys = (await scanKeys(stack.redis, stack.prefix)).filter((key) =>
+      key.includes(`webhooks-lane:${endpoint.id}:`),
+    );
+    expect(laneKeys).toEqual([]);
   });
 
   it('a slow endpoint holds at most its own slots and never delays another endpoint', async () => {

@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { freePort } from '../../scripts/lib/redis';
+import { keepLog } from './logs';
 
 const root = resolve(import.meta.dirname, '../..');
 
 /**
  * A worker in a process of its own, so a test can SIGKILL or SIGTERM it like an operator would.
- * With `output`, every line it writes (at `LOG_LEVEL` debug) goes there instead of the test's stderr.
+ * With `output`, every line it writes (at `LOG_LEVEL` debug) goes there; without, what it writes at
+ * warn and above is kept in the test's log (test/support/logs.ts), shown if the test fails.
  */
 export function spawnWorker(env: Record<string, string>, output?: (text: string) => void) {
   return spawnApp('worker', env, output);
@@ -24,12 +26,11 @@ export function spawnApp(
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, `apps/${name}/src/main.ts`)], {
     cwd: root,
     env: { ...process.env, ...env, LOG_LEVEL: output ? 'debug' : 'warn' },
-    stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (output) {
-    child.stdout?.on('data', (chunk: Buffer) => output(chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => output(chunk.toString()));
-  }
+  const said = output ?? keepLog;
+  child.stdout?.on('data', (chunk: Buffer) => said(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => said(chunk.toString()));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return { child, exited };
 }
@@ -44,7 +45,8 @@ export async function spawnApi(env: Record<string, string>, output?: (text: stri
   const url = `http://127.0.0.1:${port}`;
   await eventually(
     async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined),
-    30_000,
+    // A process start on a loaded machine takes a while.
+    60_000,
     'API process up',
   );
   return { ...spawned, url };

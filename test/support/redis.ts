@@ -2,7 +2,7 @@ import { OperationsQueue, type QueueOptions } from '@cg/queue';
 import { connectRedis, type Redis, randomId } from '@cg/store';
 import { afterAll } from 'vitest';
 import { providedRedis } from './provided';
-import { scanKeys } from './stack';
+import { everyKey } from './stack';
 
 /**
  * A connection to the run's Redis and a key prefix of the test file's own; the file's keys are
@@ -12,7 +12,7 @@ export function fileRedis(): { redis: Redis; prefix: string } {
   const redis = connectRedis(providedRedis());
   const prefix = `cgt-${randomId(8)}`;
   afterAll(async () => {
-    for (const key of await scanKeys(redis, prefix)) await redis.unlink(key);
+    for (const key of await everyKey(redis, prefix)) await redis.unlink(key);
     redis.disconnect();
   });
   return { redis, prefix };

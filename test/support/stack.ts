@@ -1,11 +1,13 @@
 import { rmSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApi } from '@cg/api';
-import { createLogger, loadGatewayConfig } from '@cg/config';
+import { loadGatewayConfig, webhookSettings } from '@cg/config';
+import { createEvents, type Events } from '@cg/events';
 import { createListener } from '@cg/listener';
 import { buildSim, type SimOptions } from '@cg/platform-sim';
-import { generateKey } from '@cg/secrets';
+import { generateKey, parseKeyring } from '@cg/secrets';
 import {
   ApiKeyStore,
   connectRedis,
@@ -18,6 +20,7 @@ import {
 import { createWebhookDelivery, type WebhookDelivery } from '@cg/webhooks';
 import { createGatewayWorker, type GatewayWorker } from '@cg/worker';
 import type { FastifyInstance } from 'fastify';
+import { testLogger } from './logs';
 import { eventually } from './processes';
 import { providedRedis } from './provided';
 
@@ -66,6 +69,8 @@ export async function startStack(
     redisUrl?: string;
     /** With `redisUrl`: that Redis is a Cluster with these seeds (`REDIS_CLUSTER_NODES`). */
     redisClusterNodes?: string;
+    /** The resolver of webhook hosts, in the API and the delivery process (a stub: no network). */
+    lookup?: LookupFunction;
   } = {},
 ): Promise<TestStack> {
   // The run's Redis (a Cluster on the cluster project), unless the file brings its own.
@@ -90,8 +95,8 @@ export async function startStack(
     ADMIN_PASSWORD: 'admin-password-for-tests',
     // Paging walks make many calls per account: the tests of pacing set their own values.
     ACCOUNT_RATE_PER_MINUTE: '60000',
-    // The keys' limit is counted on every request but never reached (the rate-limit tests set theirs);
-    // many tests send more than the default 600 a minute with one key.
+    // The keys' limit is counted on every request but never reached (the default, 0, counts none;
+    // the rate-limit tests set theirs).
     API_KEY_RPM_DEFAULT: '1000000',
     // Every test calls from 127.0.0.1, and many check 401s: failed authentications are counted but
     // never slowed (the rate-limit tests set a threshold of their own).
@@ -103,8 +108,8 @@ export async function startStack(
     ...options.env,
   };
   const config = loadGatewayConfig(env);
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'test' });
-  const api: FastifyInstance = await createApi(config, logger);
+  const logger = testLogger(config.LOG_LEVEL);
+  const api: FastifyInstance = await createApi(config, logger, { webhookLookup: options.lookup });
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
   const redis = connectRedis(redisSettings);
   const apiKeys = new ApiKeyStore(redis, storeKeys(prefix));
@@ -132,7 +137,7 @@ export async function startStack(
   listener?.start();
   let webhooks: WebhookDelivery | undefined;
   if (options.webhooks) {
-    webhooks = await createWebhookDelivery(config, logger);
+    webhooks = await createWebhookDelivery(config, logger, { lookup: options.lookup });
     webhooks.start();
   }
 
@@ -159,10 +164,24 @@ export async function startStack(
   };
 }
 
-/** Every key of a test prefix (store keys `p:…` and queue keys `{p:q}:…`). */
-export async function scanKeys(redis: Redis, prefix: string): Promise<string[]> {
-  // Every master's keys, on a Cluster.
+/** Every key of a test prefix: store keys `p:…` and queue keys `{p:q}:…` (every master's, on a Cluster). */
+export async function everyKey(redis: Redis, prefix: string): Promise<string[]> {
   return [...(await scanAll(redis, `${prefix}:*`)), ...(await scanAll(redis, `{${prefix}:q}:*`))];
+}
+
+/**
+ * The keys of a test prefix that hold the gateway's state: every key but BullMQ's `stalled-check`, a
+ * timer a worker sets for a few seconds at a time, the per-minute request counters
+ * `p:{rl:<key>}:<minute>`, which every request counts in and which roll over with the clock's minute,
+ * and the record of requests themselves: the hourly usage `p:{t:<tenant>}:usage:<hour>` (every
+ * request counts in it) and the audit log `p:{t:<tenant>}:audit` (every write, refused ones too). A
+ * test comparing them before and after a request sees what the request wrote.
+ */
+export async function scanKeys(redis: Redis, prefix: string): Promise<string[]> {
+  const record = new RegExp(`^${prefix}:\\{t:[^}]+\\}:(usage:\\d+|audit)$`);
+  return (await everyKey(redis, prefix)).filter(
+    (key) => !key.endsWith(':stalled-check') && !key.startsWith(`${prefix}:{rl:`) && !record.test(key),
+  );
 }
 
 /**
@@ -172,7 +191,7 @@ export async function scanKeys(redis: Redis, prefix: string): Promise<string[]> 
 export async function redisText(stack: TestStack): Promise<string[]> {
   const { redis } = stack;
   const haystack: string[] = [];
-  for (const key of await scanKeys(redis, stack.prefix)) {
+  for (const key of await everyKey(redis, stack.prefix)) {
     haystack.push(key);
     const type = await redis.type(key);
     if (type === 'string') haystack.push((await redis.get(key)) ?? '');
@@ -186,7 +205,7 @@ export async function redisText(stack: TestStack): Promise<string[]> {
 }
 
 async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  const keys = await scanKeys(redis, prefix);
+  const keys = await everyKey(redis, prefix);
   // One key per command: a Redis Cluster refuses a DEL of keys in different slots (and a pipeline
   // of keys on different nodes), so the commands are sent together instead.
   await Promise.all(keys.map((key) => redis.unlink(key)));
@@ -230,5 +249,19 @@ export async function finished(statusUrl: string, key: string, timeoutMs = 30_00
     },
     timeoutMs,
     'job finished',
+  );
+}
+
+/**
+ * The stack's events (the log, the endpoints, the deliveries' producer), as its processes build them:
+ * for a test that publishes as a listener would. The caller closes it.
+ */
+export function stackEvents(stack: TestStack): Events {
+  const config = loadGatewayConfig(stack.env);
+  return createEvents(
+    stack.redis,
+    stack.prefix,
+    parseKeyring(config.ENCRYPTION_KEY),
+    webhookSettings(config),
   );
 }

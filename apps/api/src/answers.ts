@@ -1,4 +1,4 @@
-import { type Envelope, envelope, GatewayError, type Outcome } from '@cg/contract';
+import { type Envelope, type ErrorBody, envelope, errorBody, GatewayError, type Outcome } from '@cg/contract';
 import type { JobState, OperationsQueue, StoredOutcome, WaitResult } from '@cg/queue';
 import type { Keyring } from '@cg/secrets';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,6 +15,7 @@ export function sendResult(
   result: WaitResult,
   deps: { keyring: Keyring; config: ApiConfig },
 ): FastifyReply {
+  request.jobId = jobId;
   if (result.state === 'completed') {
     const body = envelope(openOutcome(result.outcome, jobId, deps.keyring));
     return reply.status(body.statusCode).send(body);
@@ -25,6 +26,21 @@ export function sendResult(
     .status(202)
     .header('location', statusUrl)
     .send(accepted(jobId, result.jobState, statusUrl));
+}
+
+/**
+ * What `GET /jobs/{jobId}` answers for a job, as a value (the job listing's): its envelope, its error
+ * body, or the 202 envelope; the HTTP status is the body's `statusCode`.
+ */
+export function answerOf(
+  request: FastifyRequest,
+  jobId: string,
+  result: WaitResult,
+  deps: { keyring: Keyring; config: ApiConfig },
+): Envelope | ErrorBody {
+  if (result.state === 'completed') return envelope(openOutcome(result.outcome, jobId, deps.keyring));
+  if (result.state === 'failed') return errorBody(GatewayError.fromWire(result.failedReason), request.id);
+  return accepted(jobId, result.jobState, jobStatusUrl(request, jobId, deps.config));
 }
 
 /**

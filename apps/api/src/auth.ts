@@ -19,11 +19,13 @@ export function installApiKeyAuth(app: FastifyInstance, context: ApiContext): vo
   const resolve = cachedResolver((key) => store.apiKeys.resolve(key), config.API_KEY_CACHE_MS);
   const refuse = failedAuthentication(context);
   app.decorateRequest('tenantId', '');
+  app.decorateRequest('apiKey', null as unknown as ApiKeyInfo);
   app.addHook('onRequest', async (request, reply) => {
     const key = request.headers['x-api-key'];
     const info = typeof key === 'string' && key.length > 0 && key.length < 200 ? await resolve(key) : null;
     if (!info) return refuse(request, reply, key);
     request.tenantId = info.tenantId;
+    request.apiKey = info;
     const rpm = info.rpm ?? config.API_KEY_RPM_DEFAULT;
     if (rpm === 0) return undefined;
     const verdict = await store.rateLimits.take(info.keyId, rpm);

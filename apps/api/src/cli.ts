@@ -1,14 +1,24 @@
 import { parseArgs } from 'node:util';
 import { GatewayEnv, parseEnv } from '@cg/config';
-import { ApiKeyStore, connectRedis, redisAddress, storeKeys } from '@cg/store';
+import {
+  type ApiKeyInfo,
+  ApiKeyStore,
+  connectRedis,
+  KEY_ACCESS,
+  type KeyAccess,
+  redisAddress,
+  storeKeys,
+} from '@cg/store';
 import { type Static, Type } from 'typebox';
 
 const USAGE = `usage: pnpm keys <command>
-  create --tenant <tenant> [--label <text>] [--rpm <n>]
+  create --tenant <tenant> [--label <text>] [--rpm <n>] [--access read|write|admin] [--accounts <ids>]
                                                create a key (printed once; only its hash is stored)
                                                limited to n requests a minute (default
-                                               API_KEY_RPM_DEFAULT, 600; 0 = unlimited)
-  list                                         list keys (ids, tenants, dates, limits, labels; never the keys)
+                                               API_KEY_RPM_DEFAULT, 0 = unlimited), with that access
+                                               (default admin) to those service account ids
+                                               (comma-separated; default every account)
+  list                                         list keys (ids, tenants, dates, limits, scopes, labels; never the keys)
   revoke <key_id>                              revoke a key`;
 
 /** The settings the CLI reads: API keys are hashes, so it needs Redis and never ENCRYPTION_KEY. */
@@ -36,6 +46,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'create' && !values.tenant) return usage('create needs --tenant');
   if (values.rpm !== undefined && !/^\d{1,9}$/.test(values.rpm))
     return usage('--rpm takes a whole number of requests a minute (0 = unlimited)');
+  if (values.access !== undefined && !(KEY_ACCESS as readonly string[]).includes(values.access))
+    return usage(`--access takes one of ${KEY_ACCESS.join(', ')}`);
+  if (values.accounts !== undefined && !/^[^,\s]+(,[^,\s]+)*$/.test(values.accounts))
+    return usage('--accounts takes service account ids separated by commas');
   if (command === 'revoke' && !arg) return usage('revoke needs a key id');
   if (command !== 'create' && command !== 'list' && command !== 'revoke')
     return usage(command ? `unknown command ${command}` : 'no command');
@@ -61,15 +75,20 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'create') {
       // The limit is the key's own from now on (its plan), whatever the default becomes later.
       const rpm = values.rpm === undefined ? config.API_KEY_RPM_DEFAULT : Number(values.rpm);
-      const { key, info } = await apiKeys.create(values.tenant as string, values.label ?? '', rpm);
+      const { key, info } = await apiKeys.create(values.tenant as string, {
+        label: values.label ?? '',
+        rpm,
+        access: (values.access as KeyAccess | undefined) ?? 'admin',
+        accounts: values.accounts === undefined ? null : values.accounts.split(','),
+      });
       process.stdout.write(`${key}\n`);
       process.stderr.write(
-        `created ${info.keyId} for tenant ${info.tenantId} (${limitText(rpm)}); the key is shown only this once\n`,
+        `created ${info.keyId} for tenant ${info.tenantId} (${limitText(rpm)}, ${scopeText(info)}); the key is shown only this once\n`,
       );
     } else if (command === 'list') {
       for (const info of await apiKeys.list()) {
         process.stdout.write(
-          `${info.keyId}\t${info.tenantId}\t${new Date(info.createdAt).toISOString()}\t${keyLimit(info.rpm, config.API_KEY_RPM_DEFAULT)}\t${info.label}\n`,
+          `${info.keyId}\t${info.tenantId}\t${new Date(info.createdAt).toISOString()}\t${keyLimit(info.rpm, config.API_KEY_RPM_DEFAULT)}\t${scopeText(info)}\t${info.label}\n`,
         );
       }
     } else {
@@ -88,9 +107,19 @@ function parseOptions(argv: string[]) {
   return parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { tenant: { type: 'string' }, label: { type: 'string' }, rpm: { type: 'string' } },
+    options: {
+      tenant: { type: 'string' },
+      label: { type: 'string' },
+      rpm: { type: 'string' },
+      access: { type: 'string' },
+      accounts: { type: 'string' },
+    },
   });
 }
+
+/** `admin, every account` or `read, acct_a acct_b`. */
+const scopeText = (info: ApiKeyInfo) =>
+  `${info.access}, ${info.accounts === null ? 'every account' : info.accounts.join(' ')}`;
 
 const limitText = (rpm: number) => (rpm === 0 ? 'unlimited' : `${rpm}/min`);
 

@@ -106,12 +106,46 @@ export function installBodyIdleTimeout(app: FastifyInstance, idleMs: number): vo
           requestId,
         );
     });
-    // An answer sent before the body ended (a 401, a 413) leaves Node reading the rest to discard
-    // it, under its keep-alive timer: the idle bound holds for that rest too.
+  });
+}
+
+/** How long a connection answered before its body arrived stays open after its answer, at most. */
+const EARLY_ANSWER_LINGER_MS = 1_000;
+
+/**
+ * An answer sent before the request's body has all arrived (a 401 before an upload is read, a 413
+ * as an upload passes `MEDIA_MAX_BYTES`) closes the connection, whatever the body's framing: the
+ * answer says `Connection: close`, the rest of the body is not read, the socket is ended (FIN) once
+ * the answer is written and destroyed a second later, the answer read by then. Node would otherwise
+ * read such a body to its end to reuse the connection: all of a 50 MB chunked upload, or, for one
+ * that never ends, until `REQUEST_TIMEOUT_MS`.
+ */
+export function closeEarlyAnswers(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+  });
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (request.complete) return;
     response.once('finish', () => {
-      if (!request.complete && !socket.destroyed) socket.setTimeout(idleMs);
+      if (!request.complete) closeUnread(request);
     });
   });
+}
+
+/**
+ * Stops reading a request whose answer is out, and closes its connection. Runs after Node's own
+ * `finish` listener, which has ended a `Connection: close` socket and would destroy it as soon as
+ * the FIN is out, resetting a peer still sending before it has read the answer: that destroy waits
+ * for `EARLY_ANSWER_LINGER_MS` instead.
+ */
+function closeUnread(request: IncomingMessage): void {
+  const socket = request.socket;
+  request.unpipe();
+  request.pause();
+  socket.pause();
+  socket.removeListener('finish', socket.destroy);
+  if (socket.writable) socket.end();
+  setTimeout(() => socket.destroy(), EARLY_ANSWER_LINGER_MS).unref();
 }
 
 function expectsBody(request: IncomingMessage): boolean {

@@ -1,6 +1,7 @@
 import { createLogger, loadGatewayConfig } from '@cg/config';
 import type { Events } from '@cg/events';
 import { exampleClock, PINNED_EXAMPLE_CLOCK_MS } from '@cg/operations';
+import type { ProxyHealth } from '@cg/platform-access';
 import type { OperationsQueue } from '@cg/queue';
 import { parseKeyring } from '@cg/secrets';
 import { connectRedis, createStore } from '@cg/store';
@@ -40,6 +41,7 @@ export async function loadApiDocument(): Promise<ApiDocument> {
     keyring,
     logger: createLogger({ level: 'silent', name: 'document' }),
     egress: null,
+    proxies: absent<ProxyHealth>('proxies'),
   });
   const clock = exampleClock.now;
   exampleClock.now = () => PINNED_EXAMPLE_CLOCK_MS;

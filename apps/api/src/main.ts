@@ -1,34 +1,32 @@
-import { createLogger, loadDotEnv, loadGatewayConfig, startOrExit } from '@cg/config';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type GatewayConfig, type Logger, listenOn } from '@cg/config';
+import { type GatewayProcess, runProcess } from '@cg/process';
+import type { FastifyInstance } from 'fastify';
 import { createApi } from './index';
 
-loadDotEnv();
-
-const { app, logger, config } = await startOrExit('api', async () => {
-  const config = loadGatewayConfig(process.env);
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'api', pretty: config.LOG_PRETTY });
+/** The API listening on `HOST`:`PORT`. */
+async function serveApi(config: GatewayConfig, logger: Logger): Promise<GatewayProcess> {
   const app = await createApi(config, logger);
-  await app.listen({ port: config.PORT, host: config.HOST });
-  return { app, logger, config };
-});
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'stopping');
-    // Waits end at the grace (202); a connection still open a few seconds after that is not waited for.
-    setTimeout(
-      () => {
-        logger.warn('connections still open after the shutdown grace; exiting');
-        process.exit(1);
-      },
-      config.READY_DRAIN_MS + config.SHUTDOWN_GRACE_MS + 5_000,
-    ).unref();
-    // First READY_DRAIN_MS of serving with /readyz at 503, for load balancers to stop sending here.
-    app.drain();
-    setTimeout(() => {
-      app.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    }, config.READY_DRAIN_MS);
-  });
+  await listenOn('PORT', config.PORT, () => app.listen({ port: config.PORT, host: config.HOST }));
+  return { start: () => undefined, close: () => drainAndClose(app, config, logger) };
 }
+
+/**
+ * Serves READY_DRAIN_MS more with `/readyz` at 503, for load balancers to stop sending here, then
+ * closes: waits end at the grace (202); a connection still open a few seconds after that is not
+ * waited for.
+ */
+async function drainAndClose(app: FastifyInstance, config: GatewayConfig, logger: Logger): Promise<void> {
+  setTimeout(
+    () => {
+      logger.warn('connections still open after the shutdown grace; exiting');
+      process.exit(1);
+    },
+    config.READY_DRAIN_MS + config.SHUTDOWN_GRACE_MS + 5_000,
+  ).unref();
+  app.drain();
+  await sleep(config.READY_DRAIN_MS);
+  await app.close();
+}
+
+await runProcess('api', serveApi, 'stopping');

@@ -1,6 +1,6 @@
 import { allOperations, type OperationExample } from '@cg/operations';
 import { takesIdempotencyKey } from './idempotency';
-import { MEDIA_EXAMPLES } from './media-routes';
+import { ROUTE_EXAMPLES } from './routes';
 
 /** The part of the generated OpenAPI document this module completes. */
 export interface OpenApiDocument {
@@ -72,9 +72,6 @@ export function documentAsyncAnswers<T extends OpenApiDocument>(doc: T): T {
   }
   return doc;
 }
-
-/** Examples of the routes that are not operations of the registry (their own modules give them). */
-const ROUTE_EXAMPLES: Record<string, OperationExample> = { ...MEDIA_EXAMPLES };
 
 /**
  * The operation's `example` (its definition's, checked against its schemas by the operations' unit

@@ -1,14 +1,22 @@
 import { ErrorBodySchema, GatewayError } from '@cg/contract';
+import { addTextFormats, TEXT_RULE } from '@cg/operations';
 import { redisPulse } from '@cg/store';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { registerAccountRoutes } from './account-routes';
+import { installAudit } from './audit';
 import { installApiKeyAuth } from './auth';
 import { BOARD_PATH, registerBoard } from './board';
-import { arrivalTimeouts, installBodyIdleTimeout, refuseConnect, trustedProxies } from './connections';
+import {
+  arrivalTimeouts,
+  closeEarlyAnswers,
+  installBodyIdleTimeout,
+  refuseConnect,
+  trustedProxies,
+} from './connections';
+import { registerConsole } from './console';
 import type { ApiContext } from './context';
 import {
   clientError,
@@ -20,26 +28,27 @@ import {
   sendError,
 } from './errors';
 import { Lifecycle, registerHealth } from './health';
-import { registerJobRoutes } from './job-routes';
-import { registerMediaRoutes } from './media-routes';
 import { registerMetrics } from './metrics';
 import { documentAsyncAnswers, type OpenApiDocument } from './openapi';
-import { type ConnectedAccounts, registerOperationRoutes } from './operation-routes';
+import { registerOperationRoutes } from './operation-routes';
 import { echoRequestId, requestIdOf } from './request-id';
+import { registerApiRoutes } from './routes';
+import type { ConnectedAccounts } from './submit';
 import { TtlCache } from './ttl-cache';
+import { installUsage } from './usage';
 import { decimalNumbersFirst, jsonBodyProblem, jsonBytesProblem, queryProblem } from './validation';
-import { registerWebhookRoutes } from './webhook-routes';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /**
  * Query strings and path parameters arrive as text and are converted to the schema's types; JSON
- * bodies are taken as sent, so `"type": "1"` is rejected rather than guessed at.
+ * bodies are taken as sent, so `"type": "1"` is rejected rather than guessed at. Both know the
+ * standard formats and the text fields' (`addTextFormats`).
  */
 function validators() {
-  const make = (coerceTypes: boolean | 'array') =>
-    addFormats(
+  const make = (coerceTypes: boolean | 'array') => {
+    const ajv = addFormats(
       new Ajv({
         coerceTypes,
         useDefaults: true,
@@ -54,11 +63,13 @@ function validators() {
         logger: false,
       }),
     );
+    return addTextFormats(ajv);
+  };
   return { body: make(false), other: make('array') };
 }
 
 const MAX_HEADER_BYTES = 32 * 1024;
-const SERVED_WITHOUT_REDIS = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|\?|$)/;
+const SERVED_WITHOUT_REDIS = /^\/(healthz|readyz|metrics|openapi\.json|docs|console)(\/|\?|$)/;
 /** `/readyz` answers for itself while the process stops: 503, saying so. */
 const SERVED_WHILE_CLOSING = /^\/readyz(\?|$)/;
 const REDIS_DOWN_RETRY_AFTER_S = 5;
@@ -66,6 +77,7 @@ const REDIS_DOWN_RETRY_AFTER_S = 5;
 export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   const app = createServer(context);
   installBodyIdleTimeout(app, context.config.BODY_IDLE_TIMEOUT_MS);
+  closeEarlyAnswers(app);
   echoRequestId(app);
   const methods = new RouteMethods((url) => url.startsWith(BOARD_PATH));
   app.addHook('onRoute', (route) => methods.add(route.method, route.url, route.config));
@@ -80,19 +92,22 @@ export async function buildApi(context: ApiContext): Promise<FastifyInstance> {
   installRefusals(app, context, lifecycle);
   refuseConnect(app, methods);
   await registerBoard(app, context);
+  await registerConsole(app, { platform: context.config.PLATFORM_SLUG });
 
   const connected: ConnectedAccounts = new TtlCache(context.config.ACCOUNT_CACHE_MS);
   await app.register(
     async (api) => {
       installApiKeyAuth(api, context);
+      // What each answered request counts, and what each write leaves in the audit log.
+      api.decorateRequest('accountId', null);
+      api.decorateRequest('jobId', null);
+      installUsage(api, context);
+      installAudit(api, context);
       // Under the API's prefix, a path that is no route asks for the key first (401), like every
       // route: without one, nobody learns which routes exist.
       api.setNotFoundHandler(notFound(methods));
       registerOperationRoutes(api, context, connected);
-      registerAccountRoutes(api, context, connected);
-      registerJobRoutes(api, context);
-      registerWebhookRoutes(api, context);
-      await registerMediaRoutes(api, context, connected);
+      await registerApiRoutes(api, context, connected);
     },
     { prefix: `/api/${context.config.PLATFORM_SLUG}` },
   );
@@ -172,7 +187,7 @@ async function registerDocs(app: FastifyInstance, context: ApiContext): Promise<
       info: {
         title: 'creator-gateway',
         version: '1.0.0',
-        description: `Creator account gateway for the ${context.config.PLATFORM_SLUG} platform (docs/api.md).`,
+        description: `Creator account gateway for the ${context.config.PLATFORM_SLUG} platform (docs/api.md). ${TEXT_RULE}`,
       },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
     },

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '@cg/contract';
-import { NON_BLANK_PATTERN } from '@cg/operations';
+import { isTextFormat, NON_BLANK_PATTERN, textProblem } from '@cg/operations';
 import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify/types/schema';
 
@@ -14,7 +14,8 @@ const LOCATION: Record<string, string> = {
 
 /**
  * Turns a schema validation failure into a sentence that names the field and the rule, e.g.
- * "The ids query parameter is required" or "The type body field must be <= 7".
+ * "The ids query parameter is required", "The type body field must be <= 7" or "The name body
+ * field must not contain control characters".
  */
 export function validationMessage(
   errors: FastifySchemaValidationError[],
@@ -36,14 +37,18 @@ export function validationMessage(
     return context === 'body' || context === 'headers'
       ? `The ${field} ${where} must not be empty`
       : `The ${field} ${where} is required`;
-  const described = (first as { parentSchema?: { description?: string } }).parentSchema?.description;
+  const { parentSchema, data } = first as { parentSchema?: { description?: string }; data?: unknown };
+  const described = parentSchema?.description;
   // A NonBlank string: only white space (an empty one was answered above).
   const blank = first.keyword === 'pattern' && params.pattern === NON_BLANK_PATTERN;
+  // A text field's string: what its format refuses in it.
+  const text =
+    first.keyword === 'format' && isTextFormat(params.format) && typeof data === 'string'
+      ? textProblem(data, params.format)
+      : undefined;
   const rule = blank
     ? 'must not be blank'
-    : first.keyword === 'pattern' && described
-      ? `must be ${described}`
-      : first.message;
+    : (text ?? (first.keyword === 'pattern' && described ? `must be ${described}` : first.message));
   if (field === '') return `The request ${context ?? ''} ${rule ?? 'is invalid'}`.replace(/\s+/g, ' ');
   return `The ${field} ${where} ${rule ?? 'is invalid'}`;
 }

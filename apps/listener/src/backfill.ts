@@ -14,8 +14,11 @@ const BACKFILL_WAIT_MS = 120_000;
  */
 export class QueuedBackfill {
   private readonly queue: OperationsQueue;
+  /** Items one page asks the platform for (`LISTENER_BACKFILL_PAGE`). */
+  private readonly limit: number;
 
   constructor(redis: Redis, config: GatewayConfig) {
+    this.limit = config.LISTENER_BACKFILL_PAGE;
     this.queue = new OperationsQueue({ redis, ...queueSettings(config), newJobId: () => newId('job') });
   }
 
@@ -28,7 +31,10 @@ export class QueuedBackfill {
         tenantId,
         accountId,
         lane: laneOfAccount(account),
-        input: { params: { accountId }, query: { since, types: BACKFILL_NOTIFICATION_TYPES } },
+        input: {
+          params: { accountId },
+          query: { since, types: BACKFILL_NOTIFICATION_TYPES, limit: this.limit },
+        },
         at: Date.now(),
       },
       BACKFILL_WAIT_MS,

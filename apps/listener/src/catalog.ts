@@ -16,6 +16,8 @@ export interface Occurrence {
 
 /** Notification type of an expired subscription (svc 15 × 1000 + 7): its only source. */
 export const NOTIFICATION_SUBSCRIPTION_EXPIRED = 15007;
+/** Notification type of a new subscriber: the subscription became active, whatever its state now. */
+const NOTIFICATION_NEW_SUBSCRIBER = 15006;
 /** Subscription status of a confirmed subscription (2 is created, then 3 the same id). */
 const SUBSCRIPTION_ACTIVE = 3;
 /** ackCommand types that mean read (2 read, 3 delivered and read). */
@@ -117,7 +119,7 @@ const NOTIFICATION_SOURCES: Record<
   { serviceId: number; type: number; key: string; collection: string }
 > = {
   7001: { serviceId: 7, type: 1, key: 'tip', collection: 'tips' },
-  15006: { serviceId: 15, type: 5, key: 'subscription', collection: 'subscriptions' },
+  [NOTIFICATION_NEW_SUBSCRIBER]: { serviceId: 15, type: 5, key: 'subscription', collection: 'subscriptions' },
   3002: { serviceId: 3, type: 2, key: 'follow', collection: 'follows' },
   3003: { serviceId: 3, type: 3, key: 'follow', collection: 'follows' },
   2007: { serviceId: 2, type: 7, key: 'order', collection: 'orders' },
@@ -130,8 +132,25 @@ export const BACKFILL_NOTIFICATION_TYPES = [
   NOTIFICATION_SUBSCRIPTION_EXPIRED,
 ].join(',');
 
+/**
+ * The occurrences a notification stands for, as its realtime event would have made them (the same
+ * ids). A new subscriber's is `subscriptions.new` whatever state its record is in by now (the
+ * notification's records are as they stand when read: expired since, say).
+ */
+export function notificationOccurrences(
+  notification: Record<string, unknown>,
+  aggregation: Record<string, unknown>,
+  self: string,
+): Occurrence[] {
+  const event = notificationEvent(notification, aggregation);
+  if (!event) return [];
+  if (num(notification.type) === NOTIFICATION_NEW_SUBSCRIBER)
+    return [{ event: 'subscriptions.new', identity: [str(event.payload.id)], data: event.payload }];
+  return occurrences(event, self);
+}
+
 /** The platform event a notification stands for, with the record it points at; null if none. */
-export function notificationEvent(
+function notificationEvent(
   notification: Record<string, unknown>,
   aggregation: Record<string, unknown>,
 ): ServiceEvent | null {

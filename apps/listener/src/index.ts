@@ -1,14 +1,13 @@
 import { type GatewayConfig, type Logger, loadEgressPlan, webhookSettings } from '@cg/config';
 import { createEvents } from '@cg/events';
-import { ListenerMetrics, openMetricsPort } from '@cg/metrics';
-import { PlatformClient } from '@cg/platform-client';
+import { ListenerMetrics } from '@cg/metrics';
+import { accountEgress, accountSessions, platformClient } from '@cg/platform-access';
+import { connectStore, openProcessMetrics, startUsage } from '@cg/process';
 import { ListenJobs } from '@cg/queue';
-import { parseKeyring } from '@cg/secrets';
-import { type AccountRecord, connectRedis, createStore, watchRedis } from '@cg/store';
-import { AccountSessions, Egress, type Route, reauthEvents } from '@cg/worker';
+import type { Redis, Store } from '@cg/store';
 import { QueuedBackfill } from './backfill';
-import { holdAccount } from './connection';
-import { startHolding } from './ownership';
+import { type ConnectionDeps, holdAccount } from './connection';
+import { type Holder, startHolding } from './ownership';
 import { AccountWatch } from './watch';
 
 export { occurrences } from './catalog';
@@ -30,82 +29,42 @@ export interface Listener {
  */
 export async function createListener(config: GatewayConfig, logger: Logger): Promise<Listener> {
   const plan = loadEgressPlan(config);
-  const redis = connectRedis(config);
-  watchRedis(redis, logger);
-  const keyring = parseKeyring(config.ENCRYPTION_KEY);
-  const store = createStore(redis, config.REDIS_PREFIX, keyring);
-  const events = createEvents(redis, config.REDIS_PREFIX, keyring, webhookSettings(config));
-  const metrics = config.METRICS_ENABLED ? new ListenerMetrics() : undefined;
-  const client = new PlatformClient({
-    baseUrl: config.PLATFORM_URL,
-    timeoutMs: config.PLATFORM_TIMEOUT_MS,
-    connections: config.PLATFORM_CONNECTIONS,
-    ...(config.PLATFORM_CHECK_KEY === undefined ? {} : { checkKey: config.PLATFORM_CHECK_KEY }),
-    ...(metrics === undefined ? {} : { onCall: (call) => metrics.platformCall(call) }),
-  });
+  const { redis, keyring, store } = connectStore(config, logger);
   const log = logger.child({ module: 'listener' });
-  const egress = new Egress(client, plan, store, log);
-  const sessions = new AccountSessions(
-    store.accounts,
-    2 * config.PLATFORM_TIMEOUT_MS + 5_000,
-    reauthEvents(store, events.publishEvent),
-  );
-  // A websocket goes through its proxy's CONNECT tunnel, whatever the platform's scheme.
-  const proxyOf = (route: Route): string | undefined =>
-    route.choice === null ? undefined : plan?.byId.get(route.choice.id)?.url;
+  // The events this listener publishes, counted under their accounts (they have no API key).
+  const usage = startUsage(config, redis, log);
+  const events = createEvents(redis, config.REDIS_PREFIX, keyring, webhookSettings(config), usage);
+  const metrics = config.METRICS_ENABLED ? new ListenerMetrics() : undefined;
+  const client = platformClient(config, metrics);
   // Disconnected accounts are let go of within this long.
   const watch = new AccountWatch(store, ACCOUNT_CHECK_MS, (error) =>
     log.warn({ err: error }, 'could not check the accounts held'),
   );
   const backfills = new QueuedBackfill(redis, config);
-  const deps = {
+  const deps: ConnectionDeps = {
     wsUrl: config.PLATFORM_WS_URL,
     watch,
-    backfill: (account: AccountRecord, since: number) => backfills.read(account, since),
+    backfill: (account, since) => backfills.read(account, since),
     store,
-    sessions,
-    egress,
-    proxyOf,
+    sessions: accountSessions(store, events.publishEvent, config.PLATFORM_TIMEOUT_MS),
+    egress: accountEgress({ client, plan, store, redis, prefix: config.REDIS_PREFIX, log }),
     timeoutMs: config.PLATFORM_TIMEOUT_MS,
-    publish: (tenantId: string, input: Parameters<typeof events.publishEvent>[1]) =>
-      events.publishEvent(tenantId, input),
+    publish: (tenantId, input) => events.publishEvent(tenantId, input),
     pingMs: config.LISTENER_PING_MS,
+    // A rotation's hand-over is a moment; a lost lease's, up to the failover.
+    handoverMs: config.LISTENER_FAILOVER_MS + 5_000,
     log,
     ...(metrics === undefined ? {} : { metrics }),
   };
-  const holding = () =>
-    startHolding({
-      redis,
-      prefix: config.REDIS_PREFIX,
-      capacity: config.LISTENER_CAPACITY,
-      failoverMs: config.LISTENER_FAILOVER_MS,
-      rotateMs: config.LISTENER_ROTATE_MS,
-      hold: ({ tenantId, accountId }, signal, stillOwned) =>
-        holdAccount(deps, tenantId, accountId, signal, stillOwned),
-      onError: (error) => {
-        if ((error as NodeJS.ErrnoException).syscall !== undefined) return;
-        log.error({ err: error }, 'listener error');
-      },
-    });
-  // Every connected account has its listen job (the worker adds it at connect): this finds those
-  // connected before listeners existed, or whose job was lost, at each start.
   const listen = new ListenJobs(redis, config.REDIS_PREFIX);
-  const reconcile = async () => {
-    for (const tenantId of await store.accounts.tenants())
-      for (const account of await store.accounts.list(tenantId))
-        if (account.status === 'connected') await listen.watch(tenantId, account.accountId);
-  };
-  const metricsPort = await openMetricsPort(metrics, {
-    port: config.METRICS_PORT,
-    host: config.HOST,
-    token: config.METRICS_TOKEN,
-    onError: (error) => log.error({ err: error }, 'metrics scrape failed'),
-  });
-  let holder: ReturnType<typeof startHolding> | undefined;
+  const metricsPort = await openProcessMetrics(metrics, config, log);
+  let holder: Holder | undefined;
   return {
     start: () => {
-      holder ??= holding();
-      reconcile().catch((error: unknown) => log.error({ err: error }, 'could not check the accounts held'));
+      holder ??= hold(deps, redis, config);
+      reconcile(store, listen).catch((error: unknown) =>
+        log.error({ err: error }, 'could not check the accounts held'),
+      );
     },
     close: async () => {
       await holder?.close();
@@ -115,7 +74,35 @@ export async function createListener(config: GatewayConfig, logger: Logger): Pro
       await events.close();
       await client.close();
       await metricsPort?.close();
+      await usage?.close();
       redis.disconnect();
     },
   };
+}
+
+/** Takes this listener's share of the accounts and holds each one's connection (`holdAccount`). */
+function hold(deps: ConnectionDeps, redis: Redis, config: GatewayConfig): Holder {
+  return startHolding({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    capacity: config.LISTENER_CAPACITY,
+    failoverMs: config.LISTENER_FAILOVER_MS,
+    rotateMs: config.LISTENER_ROTATE_MS,
+    hold: ({ tenantId, accountId }, signal, stillOwned) =>
+      holdAccount(deps, tenantId, accountId, signal, stillOwned),
+    onError: (error) => {
+      if ((error as NodeJS.ErrnoException).syscall !== undefined) return;
+      deps.log.error({ err: error }, 'listener error');
+    },
+  });
+}
+
+/**
+ * Every connected account has its listen job (the worker adds it at connect): this finds those
+ * connected before listeners existed, or whose job was lost, at each start.
+ */
+async function reconcile(store: Store, listen: ListenJobs): Promise<void> {
+  for (const tenantId of await store.accounts.tenants())
+    for (const account of await store.accounts.list(tenantId))
+      if (account.status === 'connected') await listen.watch(tenantId, account.accountId);
 }

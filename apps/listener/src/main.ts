@@ -1,4 +1,4 @@
-import { runProcess } from '@cg/config';
+import { runProcess } from '@cg/process';
 import { createListener } from './index';
 
 await runProcess('listener', createListener, 'stopping: handing the connections back to the other listeners');

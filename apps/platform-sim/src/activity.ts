@@ -1,7 +1,8 @@
-import type { SimCore } from './core';
 import { ControlError } from './errors';
+import type { FaultScope } from './faults';
 import { Kind } from './ids';
 import { MESSAGE_LINES } from './rand';
+import type { Realtime } from './realtime';
 import type {
   FollowRecord,
   MediaOrder,
@@ -15,12 +16,20 @@ import type { Conversations } from './world/conversations';
 import { DAY_MS, SUBSCRIPTION_EXPIRED } from './world/creator';
 import { Posts } from './world/posts';
 import type { NotificationEntry } from './world/state';
+import type { World } from './world/world';
 
 /**
  * POST /_sim/activity: something a fan does on a creator's account. The world changes (so REST
  * reads and a backfill after a gap find it) and the matching realtime event goes to the creator's
  * live connections (upstream-extended.md table 2.4).
  */
+
+/** What the activity generator uses of the sandbox (core.ts `SimCore` is the one there is). */
+export interface ActivityHost {
+  readonly world: World;
+  readonly realtime: Pick<Realtime, 'publish'>;
+  resolveCreator(account: string): FaultScope | null;
+}
 
 export const ACTIVITY_TYPES = [
   'message',
@@ -94,7 +103,7 @@ function optionalString(body: Record<string, unknown>, name: string): string | u
 }
 
 /** Checks a POST /_sim/activity body: 400 naming a bad field, 404 an unknown creator. */
-export function parseActivity(core: SimCore, body: unknown): ActivityRequest {
+export function parseActivity(core: ActivityHost, body: unknown): ActivityRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new ControlError(400, 'body must be a JSON object');
   const fields = body as Record<string, unknown>;
@@ -139,7 +148,7 @@ class Happening {
   group = -1;
 
   constructor(
-    readonly core: SimCore,
+    readonly core: ActivityHost,
     readonly request: ActivityRequest,
     readonly now: number,
   ) {
@@ -192,7 +201,7 @@ class Happening {
       correlationGroupId: this.groupId,
       createdAt: this.now,
     };
-    this.state.notifications.push({ notification, collection, record });
+    this.state.addNotification({ notification, collection, record });
     if (push) this.push('notification', notification);
     return notification;
   }
@@ -335,7 +344,7 @@ function keepSubscription(
   type: number,
   push = false,
 ): Record<string, unknown> {
-  h.state.subscriptions.set(h.fan, subscription);
+  h.state.recordSubscription(h.fan, subscription);
   const notification = h.notify(type, 'subscriptions', subscription, subscription.id, push);
   return { subscription, notification };
 }
@@ -371,7 +380,7 @@ function follow(h: Happening, following: boolean): Record<string, unknown> {
     !following && standing?.following
       ? standing.follow
       : { id: h.id(Kind.follow), followerId: h.fanId, accountId: h.creatorId, createdAt: h.now };
-  h.state.follows.set(h.fan, { follow: record, following });
+  h.state.recordFollow(h.fan, record, following);
   h.push(following ? 'follow' : 'unfollow', record);
   const type = following ? NOTIFICATION_TYPE.follow : NOTIFICATION_TYPE.unfollow;
   return { follow: record, notification: h.notify(type, 'follows', record, record.id) };
@@ -482,7 +491,7 @@ const APPLY: Record<ActivityType, (h: Happening) => Record<string, unknown>> = {
  * their frame key>, notification?, frames: [{serviceId, type, key}], delivered}`.
  */
 export function applyActivity(
-  core: SimCore,
+  core: ActivityHost,
   request: ActivityRequest,
   now = Date.now(),
 ): Record<string, unknown> {
@@ -526,7 +535,7 @@ export function randomActivityType(): ActivityType {
 }
 
 /** One random activity on a creator; one that does not fit (a post like without posts) is skipped. */
-export function randomActivity(core: SimCore, creator: number): boolean {
+export function randomActivity(core: ActivityHost, creator: number): boolean {
   try {
     applyActivity(core, { type: randomActivityType(), creator });
     return true;

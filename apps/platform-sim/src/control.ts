@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { applyActivity, parseActivity } from './activity';
+import { type ActivityRequest, applyActivity, parseActivity } from './activity';
 import type { SimCore } from './core';
 import { ControlError } from './errors';
 import { describeFault } from './faults';
@@ -28,6 +28,32 @@ function positiveNumber(body: Record<string, unknown>, name: string, max: number
   return value;
 }
 
+/** Activities one POST /_sim/activity/batch applies at most. */
+const MAX_BATCH = 5000;
+
+/** `{activities: [<a POST /_sim/activity body>, …]}` of POST /_sim/activity/batch, each checked. */
+function parseBatch(core: SimCore, body: unknown): ActivityRequest[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ControlError(400, 'body must be a JSON object');
+  const { activities, ...others } = body as Record<string, unknown>;
+  const unknown = Object.keys(others)[0];
+  if (unknown !== undefined) throw new ControlError(400, `unknown field "${unknown}" (allowed: activities)`);
+  if (!Array.isArray(activities) || activities.length === 0 || activities.length > MAX_BATCH)
+    throw new ControlError(400, `"activities" must be a list of 1 to ${MAX_BATCH} activities`);
+  return activities.map((activity, n) => atIndex(n, () => parseActivity(core, activity)));
+}
+
+/** `apply`, its control error naming the batch's item `n`. */
+function atIndex<T>(n: number, apply: () => T): T {
+  try {
+    return apply();
+  } catch (error) {
+    if (error instanceof ControlError)
+      throw new ControlError(error.status, `activities[${n}]: ${error.message}`);
+    throw error;
+  }
+}
+
 /** `{perSecond, seconds, creators?}` of POST /_sim/activity/stream. */
 function parseStream(core: SimCore, body: unknown): StreamRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
@@ -48,10 +74,20 @@ function parseStream(core: SimCore, body: unknown): StreamRequest {
   };
 }
 
-/** The control surface (never under /api): fixtures, observations, faults, config, reset. */
+/** The control surface (never under /api): fixtures, observations, faults, config, activity, reset. */
 export function registerControl(app: FastifyInstance, core: SimCore): void {
-  const startedAt = Date.now();
+  registerReads(app, core, Date.now());
+  registerFaults(app, core);
+  registerConfig(app, core);
+  registerActivity(app, core);
+  app.post(`${CONTROL_PREFIX}/reset`, async () => {
+    core.reset();
+    return { ok: true };
+  });
+}
 
+/** What the sandbox holds and saw: health, fixtures, observations, broadcasts, uploads, posts. */
+function registerReads(app: FastifyInstance, core: SimCore, startedAt: number): void {
   app.get(`${CONTROL_PREFIX}/health`, async () => ({
     status: 'ok',
     creators: core.world.directory.count,
@@ -107,7 +143,10 @@ export function registerControl(app: FastifyInstance, core: SimCore): void {
     core.resetObservations();
     return { ok: true };
   });
+}
 
+/** Injected faults: list, add (a session expiry and ws_drop act at once), clear. */
+function registerFaults(app: FastifyInstance, core: SimCore): void {
   app.get(`${CONTROL_PREFIX}/faults`, async () => ({ faults: core.faults.list().map(describeFault) }));
 
   app.post(`${CONTROL_PREFIX}/faults`, async (request) => {
@@ -135,35 +174,52 @@ export function registerControl(app: FastifyInstance, core: SimCore): void {
     if (!core.faults.remove(id)) throw new ControlError(404, `no fault "${id}"`);
     return { cleared: 1 };
   });
+}
 
+/** The runtime options: read, and changed by a body naming only runtime keys. */
+function registerConfig(app: FastifyInstance, core: SimCore): void {
   app.get(`${CONTROL_PREFIX}/config`, async () => core.config);
 
   app.post(`${CONTROL_PREFIX}/config`, async (request) => {
-    const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new ControlError(400, 'body must be a JSON object');
-    }
-    const next: Record<string, unknown> = { ...core.config };
-    for (const [key, value] of Object.entries(body)) {
-      if (!(RUNTIME_OPTION_KEYS as readonly string[]).includes(key)) {
-        throw new ControlError(
-          400,
-          `"${key}" cannot be changed at run time (allowed: ${RUNTIME_OPTION_KEYS.join(', ')})`,
-        );
-      }
-      next[key] = value;
-    }
-    const problems = validateRuntimeConfig(next as unknown as RuntimeConfig);
-    if (problems.length > 0) throw new ControlError(400, problems.join('; '));
-    core.config = next as unknown as RuntimeConfig;
+    core.config = changedConfig(core.config, request.body);
     core.streams.sync();
     return core.config;
   });
+}
 
+/** The config with a body's changes, checked whole: a key not changeable at run time is a 400. */
+function changedConfig(config: RuntimeConfig, body: unknown): RuntimeConfig {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ControlError(400, 'body must be a JSON object');
+  }
+  const next: Record<string, unknown> = { ...config };
+  for (const [key, value] of Object.entries(body)) {
+    if (!(RUNTIME_OPTION_KEYS as readonly string[]).includes(key)) {
+      throw new ControlError(
+        400,
+        `"${key}" cannot be changed at run time (allowed: ${RUNTIME_OPTION_KEYS.join(', ')})`,
+      );
+    }
+    next[key] = value;
+  }
+  const problems = validateRuntimeConfig(next as unknown as RuntimeConfig);
+  if (problems.length > 0) throw new ControlError(400, problems.join('; '));
+  return next as unknown as RuntimeConfig;
+}
+
+/** Activity of fans: one, a batch, or streams over time. */
+function registerActivity(app: FastifyInstance, core: SimCore): void {
   // A fan does something on a creator's account: the world changes and the realtime event is pushed.
   app.post(`${CONTROL_PREFIX}/activity`, async (request, reply) => {
     const body = applyActivity(core, parseActivity(core, request.body));
     return reply.code(201).send(body);
+  });
+
+  // Many at once, in order (a test's burst): all are checked before any is applied.
+  app.post(`${CONTROL_PREFIX}/activity/batch`, async (request, reply) => {
+    const requests = parseBatch(core, request.body);
+    const results = requests.map((activity, n) => atIndex(n, () => applyActivity(core, activity)));
+    return reply.code(201).send({ results });
   });
 
   app.post(`${CONTROL_PREFIX}/activity/stream`, async (request, reply) => {
@@ -172,9 +228,4 @@ export function registerControl(app: FastifyInstance, core: SimCore): void {
   });
 
   app.delete(`${CONTROL_PREFIX}/activity/stream`, async () => ({ stopped: core.streams.stopAll() }));
-
-  app.post(`${CONTROL_PREFIX}/reset`, async () => {
-    core.reset();
-    return { ok: true };
-  });
 }

@@ -1,6 +1,7 @@
 import type { SimCore } from './core';
 import { EXTRA_CREATOR_PREFIX, SANDBOX_ACCOUNTS, SANDBOX_PASSWORD } from './options';
 import { automationsOf } from './world/automations';
+import type { CreatorWorld } from './world/creator';
 import { Posts } from './world/posts';
 import {
   ALBUM_TYPE_ALL,
@@ -8,6 +9,7 @@ import {
   STANDARD_ALBUM_TYPES,
   TRACKING_LINK_DEFAULT,
 } from './world/state';
+import type { World } from './world/world';
 
 /** How many message ids per chat the fixtures list (newest first). */
 const MESSAGES_PER_CHAT = 5;
@@ -24,12 +26,26 @@ function tipFixture(tips: { amount: number }[]): { tipCount: number; tipTotal: n
 export function creatorFixture(core: SimCore, creator: number): Record<string, unknown> {
   const world = core.world;
   const identity = world.identity(creator);
+  world.broadcasts(creator).deliverDue(Date.now());
+  const chats = chatFixtures(world, creator);
+  return {
+    username: identity.username,
+    password: identity.password,
+    twofaCode: identity.twofaCode,
+    email: identity.email,
+    maskedEmail: identity.maskedEmail,
+    platformAccountId: identity.accountId,
+    ...chats,
+    ...contentFixtures(world, creator),
+    counts: countsFixture(world.creator(creator), chats.unreadMessageIds.length),
+  };
+}
+
+/** The fans, and the seeded chats: those with offers, the unread ones, their newest message ids. */
+function seededChatFixtures(world: World, creator: number) {
   const creatorWorld = world.creator(creator);
   const chats = world.chats(creator);
   const state = world.state(creator);
-  const facts = creatorWorld.subscriptionFacts();
-  world.broadcasts(creator).deliverDue(Date.now());
-
   const chatIds: string[] = [];
   const unreadChatIds: string[] = [];
   const messageIds: string[] = [];
@@ -42,17 +58,34 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
       if (!state.deletedMessages.has(id)) messageIds.push(id);
     }
   }
-  const unreadMessageIds = Array.from(chats.unreadSlots(), (slot) => chats.unreadInteraction(slot).messageId);
-  // One entry per chat, newest activity first, as it stands now: the fan on the other side, the
-  // newest messages still there, split by author (only the creator's can be deleted), and the
-  // offers they carry.
+  return {
+    fanIds: Array.from({ length: creatorWorld.fanCount }, (_, fan) => creatorWorld.fanId(fan)),
+    subscriberIds: Array.from({ length: creatorWorld.subscriptionCount }, (_, i) =>
+      creatorWorld.fanId(creatorWorld.subscriberOf(i)),
+    ),
+    chatIds,
+    unreadChatIds,
+    messageIds,
+    unreadMessageIds: Array.from(chats.unreadSlots(), (slot) => chats.unreadInteraction(slot).messageId),
+  };
+}
+
+/**
+ * One entry per chat, newest activity first, as it stands now: the fan on the other side, the
+ * newest messages still there, split by author (only the creator's can be deleted), and the
+ * offers they carry.
+ */
+function conversationFixtures(world: World, creator: number) {
+  const creatorWorld = world.creator(creator);
+  const chats = world.chats(creator);
+  const accountId = creatorWorld.accountId;
   const conversations = world.conversations(creator);
-  const conversationFixtures = conversations
+  return conversations
     .order({ flags: 0, sortOrder: 1, search: undefined, subscriptionTierId: undefined })
     .map((group) => {
       const fan = chats.partnerFan(group);
       const latest = conversations.messages(group, null, MESSAGES_PER_CHAT);
-      const own = latest.filter((message) => message.senderId === identity.accountId);
+      const own = latest.filter((message) => message.senderId === accountId);
       return {
         chatId: chats.groupId(group),
         fanId: creatorWorld.fanId(fan),
@@ -67,52 +100,55 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
         unreadCount: chats.unreadCount(group),
         messageIds: latest.map((message) => message.id),
         creatorMessageIds: own.map((message) => message.id),
-        fanMessageIds: latest.filter((message) => message.senderId !== identity.accountId).map((m) => m.id),
+        fanMessageIds: latest.filter((message) => message.senderId !== accountId).map((m) => m.id),
         offerIds: latest.flatMap((message) => message.attachments.map((a) => a.contentId)),
       };
     });
-  // Fans without a chat: those a direct chat can be opened with (they follow or subscribe), and
-  // those who refuse messages (POST /group is 403); up to 5 each. And the chats opened so far.
+}
+
+/**
+ * Fans without a chat: those a direct chat can be opened with (they follow or subscribe), and
+ * those who refuse messages (POST /group is 403); up to 5 each. And the chats opened so far.
+ */
+function chatlessFixtures(world: World, creator: number) {
+  const creatorWorld = world.creator(creator);
+  const state = world.state(creator);
+  const conversations = world.conversations(creator);
   const chatless = Array.from({ length: creatorWorld.fanCount }, (_, fan) => fan).filter(
     (fan) => conversations.groupOfFan(fan) < 0 && !state.directGroups.has(fan),
   );
-  const newChatFanIds = chatless
-    .filter((fan) => conversations.acceptsMessages(fan))
-    .slice(0, MESSAGES_PER_CHAT)
-    .map((fan) => creatorWorld.fanId(fan));
-  const refusingFanIds = chatless
-    .filter((fan) => !conversations.acceptsMessages(fan))
-    .slice(0, MESSAGES_PER_CHAT)
-    .map((fan) => creatorWorld.fanId(fan));
-  const directChats = [...state.directGroups].map(([fan, group]) => ({
-    chatId: group.id,
-    fanId: creatorWorld.fanId(fan),
-  }));
+  const fanIds = (accepting: boolean) =>
+    chatless
+      .filter((fan) => conversations.acceptsMessages(fan) === accepting)
+      .slice(0, MESSAGES_PER_CHAT)
+      .map((fan) => creatorWorld.fanId(fan));
+  return {
+    newChatFanIds: fanIds(true),
+    refusingFanIds: fanIds(false),
+    directChats: [...state.directGroups].map(([fan, group]) => ({
+      chatId: group.id,
+      fanId: creatorWorld.fanId(fan),
+    })),
+  };
+}
+
+function chatFixtures(world: World, creator: number) {
+  return {
+    ...seededChatFixtures(world, creator),
+    chats: conversationFixtures(world, creator),
+    ...chatlessFixtures(world, creator),
+  };
+}
+
+/** Lists, payout methods, albums, links, walls, media, tiers, posts, broadcasts, automations. */
+function contentFixtures(world: World, creator: number): Record<string, unknown> {
+  const creatorWorld = world.creator(creator);
+  const state = world.state(creator);
   const albums = [...state.albums.values()].filter((album) => album.deletedAt === undefined);
   const links = [...state.trackingLinks.values()];
-  const mainWall = state.mainWall();
   const posts = new Posts(creatorWorld, state).publishDue(Date.now());
   const readablePosts = [...state.posts.values()].filter((post) => posts.readable(post));
-
   return {
-    username: identity.username,
-    password: identity.password,
-    twofaCode: identity.twofaCode,
-    email: identity.email,
-    maskedEmail: identity.maskedEmail,
-    platformAccountId: identity.accountId,
-    fanIds: Array.from({ length: creatorWorld.fanCount }, (_, fan) => creatorWorld.fanId(fan)),
-    subscriberIds: Array.from({ length: creatorWorld.subscriptionCount }, (_, i) =>
-      creatorWorld.fanId(creatorWorld.subscriberOf(i)),
-    ),
-    chatIds,
-    unreadChatIds,
-    messageIds,
-    unreadMessageIds,
-    chats: conversationFixtures,
-    newChatFanIds,
-    refusingFanIds,
-    directChats,
     listIds: [...state.lists.keys()],
     payoutMethodIds: [...state.payoutMethods.values()]
       .filter((m) => m.status === PAYOUT_STATUS_ACTIVE)
@@ -125,7 +161,7 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
     trackingLinkIds: links.map((link) => link.id),
     defaultTrackingLinkId: links.find((link) => link.type === TRACKING_LINK_DEFAULT)?.id ?? null,
     wallIds: state.walls.map((wall) => wall.id),
-    mainWallId: mainWall?.id ?? null,
+    mainWallId: state.mainWall()?.id ?? null,
     mediaIds: Array.from({ length: creatorWorld.mediaCount }, (_, index) => creatorWorld.mediaId(index)),
     fypVideoMediaId: creatorWorld.mediaId(0),
     shortVideoMediaId: creatorWorld.mediaId(1),
@@ -144,17 +180,21 @@ export function creatorFixture(core: SimCore, creator: number): Record<string, u
     automatedMessageIds: automationsOf(state, world.ids)
       .list()
       .map((rule) => rule.id),
-    counts: {
-      fans: creatorWorld.fanCount,
-      subscribers: creatorWorld.subscriptionCount,
-      activeSubscribers: facts.active,
-      expiredSubscribers: creatorWorld.subscriptionCount - facts.active,
-      following: creatorWorld.followingCount,
-      transactions: creatorWorld.transactionCount,
-      chats: creatorWorld.groupCount,
-      unreadMessages: unreadMessageIds.length,
-      media: creatorWorld.mediaCount,
-    },
+  };
+}
+
+function countsFixture(creatorWorld: CreatorWorld, unreadMessages: number): Record<string, number> {
+  const facts = creatorWorld.subscriptionFacts();
+  return {
+    fans: creatorWorld.fanCount,
+    subscribers: creatorWorld.subscriptionCount,
+    activeSubscribers: facts.active,
+    expiredSubscribers: creatorWorld.subscriptionCount - facts.active,
+    following: creatorWorld.followingCount,
+    transactions: creatorWorld.transactionCount,
+    chats: creatorWorld.groupCount,
+    unreadMessages,
+    media: creatorWorld.mediaCount,
   };
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import { loadDotEnv } from '@cg/config';
+import { listenOn, loadDotEnv } from '@cg/config';
 import { pino } from 'pino';
 import { buildSim } from './index';
 import { MAX_EXTRA_CREATORS, type SimOptions, type SimTls } from './options';
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   // so thousands of requests per second do not pay for logging).
   const lifecycle = pino({ name: 'platform-sim', level: 'info' });
   const app = await buildSim({ ...options, logger: pino({ name: 'platform-sim', level: logLevel }) });
-  const url = await app.listen({ port, host });
+  const url = await listenOn('SIM_PORT', port, () => app.listen({ port, host }));
   lifecycle.info(
     { url, seed: options.seed, extraCreators: options.extraCreators },
     `platform sandbox listening on ${url}`,

@@ -1,10 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
-import type { SimCore } from './core';
-import type { FaultScope } from './faults';
+import type { FaultScope, Faults } from './faults';
 import { Kind } from './ids';
+import type { RuntimeConfig } from './options';
 import type { Session } from './records';
+import type { Sessions } from './sessions';
+import type { AccountObservation, Observations } from './traffic';
+import type { World } from './world/world';
 
 /**
  * The platform's realtime websocket (upstream-extended.md section 2), on the sandbox's own port at
@@ -49,12 +52,23 @@ function authToken(d: unknown): string | null {
   return typeof token === 'string' && token !== '' ? token : null;
 }
 
+/** What the realtime server uses of the sandbox (core.ts `SimCore` is the one there is). */
+export interface RealtimeHost {
+  readonly world: World;
+  readonly sessions: Sessions;
+  readonly faults: Faults;
+  readonly observations: Observations;
+  readonly config: RuntimeConfig;
+  observationOf(creator: number): AccountObservation;
+  resolveCreator(account: string): FaultScope | null;
+}
+
 export class Realtime {
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly byCreator = new Map<number, Set<Connection>>();
   private readonly connections = new Set<Connection>();
 
-  constructor(private readonly core: SimCore) {
+  constructor(private readonly core: RealtimeHost) {
     core.sessions.onEnd((token) => this.sessionEnded(token));
     core.observations.realtimeCurrent = (accountId) => this.liveOfAccount(accountId);
   }

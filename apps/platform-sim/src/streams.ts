@@ -1,6 +1,12 @@
-import { randomActivity } from './activity';
-import type { SimCore } from './core';
-import { SANDBOX_ACCOUNTS } from './options';
+import { type ActivityHost, randomActivity } from './activity';
+import { type RuntimeConfig, SANDBOX_ACCOUNTS } from './options';
+import type { Realtime } from './realtime';
+
+/** What the activity streams use of the sandbox (core.ts `SimCore` is the one there is). */
+export interface StreamsHost extends ActivityHost {
+  readonly realtime: Pick<Realtime, 'publish' | 'liveCreators'>;
+  readonly config: Pick<RuntimeConfig, 'activityPerMinute'>;
+}
 
 /**
  * Random activity over time: streams started by POST /_sim/activity/stream (a rate for a while) and
@@ -33,7 +39,7 @@ export class ActivityStreams {
   private nextId = 1;
   private continuous: { stream: Stream; perMinute: number } | null = null;
 
-  constructor(private readonly core: SimCore) {}
+  constructor(private readonly core: StreamsHost) {}
 
   start(request: StreamRequest): Stream {
     const startedAt = Date.now();

@@ -132,18 +132,21 @@ export class UploadStore {
     }
     upload.status = UploadStatus.processing;
     const file = this.#file(upload.id);
-    const out = createWriteStream(file);
-    for (let index = 0; index < partCount(upload); index++) {
-      await pipeline(createReadStream(this.#partFile(upload.id, index)), out, { end: false });
-      rmSync(this.#partFile(upload.id, index), { force: true });
-    }
-    await new Promise<void>((done) => out.end(done));
+    await pipeline(this.#parts(upload), createWriteStream(file));
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       this.#finish(upload, file);
     }, processingMs);
     this.#timers.add(timer);
     return uploadView(upload);
+  }
+
+  /** The upload's parts' bytes in order, each part's file removed once read. */
+  async *#parts(upload: UploadRecord): AsyncGenerator<Buffer> {
+    for (let index = 0; index < partCount(upload); index++) {
+      yield* createReadStream(this.#partFile(upload.id, index));
+      rmSync(this.#partFile(upload.id, index), { force: true });
+    }
   }
 
   /** `GET /media/upload/{id}`: the creator's upload. */

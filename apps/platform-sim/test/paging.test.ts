@@ -148,6 +148,9 @@ describe('cursor paging', () => {
     expectUnique(seen);
     expectNewestFirst(seen);
     expect(seen).toEqual(demo.unreadMessageIds);
+    // `offset` skips that many after `before`, as the platform's backfill call pages (`offset=0`).
+    const skipped = await get(`/message/unread?before=${seen[2]}&offset=3&limit=4`);
+    expect(skipped.messageInteractions.map((m: any) => m.messageId)).toEqual(seen.slice(6, 10));
   });
 
   it('walks a long list by after=<sortId>', async () => {

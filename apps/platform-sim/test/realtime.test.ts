@@ -387,6 +387,47 @@ describe('ws_drop fault', () => {
   });
 });
 
+describe('POST /_sim/activity/batch', () => {
+  const batch = (activities: unknown) =>
+    sim.client.call('POST', '/_sim/activity/batch', { body: { activities } });
+
+  it('applies every activity in order, each as /_sim/activity would', async () => {
+    const { listener } = await listen();
+    const result = await batch([
+      { type: 'message', creator: 'creator_demo', content: 'first' },
+      { type: 'tip', creator: 'creator_demo' },
+      { type: 'message', creator: 'creator_demo', content: 'second' },
+    ]);
+    expect(result.status).toBe(201);
+    const [first, tip, second] = result.body.results;
+    expect([first.message.content, tip.tip.amount > 0, second.message.content]).toEqual([
+      'first',
+      true,
+      'second',
+    ]);
+    expect(first.delivered).toBe(1);
+    await listener.until(() => listener.frames.filter((f) => f.t === 10000).length === 3);
+    const objects = listener.frames.filter((f) => f.t === 10000).map((f) => f.object?.id);
+    expect(objects).toEqual([first.message.id, tip.tip.id, second.message.id]);
+  });
+
+  it('checks every activity first: a bad one is 400 naming it, and none is applied', async () => {
+    const { listener } = await listen();
+    const bad = await batch([
+      { type: 'message', creator: 'creator_demo' },
+      { type: 'dance', creator: 'creator_demo' },
+    ]);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('activities[1]');
+    expect((await batch([])).status).toBe(400);
+    expect(
+      (await sim.client.call('POST', '/_sim/activity/batch', { body: { activities: [], more: 1 } })).status,
+    ).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(listener.frames.filter((f) => f.t === 10000)).toEqual([]);
+  });
+});
+
 describe('POST /_sim/activity/stream', () => {
   it('generates activity at about the rate asked, for as long as asked', async () => {
     const { listener } = await listen();

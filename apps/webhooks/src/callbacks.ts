@@ -35,6 +35,7 @@ export function startJobCallbacks(
       accountId: view.payload.accountId ?? null,
       data: { jobId, ...jobAnswer(result, jobId, keyring) },
       requestId: view.payload.requestId,
+      keyId: view.payload.keyId,
     });
     log.debug({ requestId: view.payload.requestId, jobId, state: result.state }, 'job callback told');
   };

@@ -2,10 +2,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '@cg/contract';
 import { accountEvent, type PublishEvent } from '@cg/events';
 import type { Connector, ConnectRequest, ConnectResult } from '@cg/operations';
+import type { Egress, Route } from '@cg/platform-access';
 import type { UpstreamSession } from '@cg/platform-client';
 import type { ListenJobs, ProcessorContext } from '@cg/queue';
 import { type AccountStore, accountSummary, sha256 } from '@cg/store';
-import type { Egress, Route } from './egress';
 
 /** Second-factor attempts one twoFactorToken takes, right or wrong. */
 export const MAX_TWOFA_ATTEMPTS = 10;

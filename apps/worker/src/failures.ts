@@ -2,9 +2,34 @@ import { GatewayError } from '@cg/contract';
 import type { OperationDef, OperationSchemas } from '@cg/operations';
 import { BODY_DEADLINE_CODE, PlatformError } from '@cg/platform-client';
 import { RetryableError } from '@cg/queue';
+import type { PlatformFailureNote } from '@cg/store';
 
 /** How long an account waits after a 429 that names no Retry-After. */
 const DEFAULT_RATE_LIMIT_PAUSE_MS = 5_000;
+
+/**
+ * What an account's status tells of a platform call that failed (`toFailure`'s verdict, and the
+ * platform's own when it answered); undefined for what is not the platform's: the account gone, or a
+ * failure of the gateway's own (INTERNAL).
+ */
+export function platformFailureNote(
+  error: unknown,
+  op: OperationDef<OperationSchemas>,
+): PlatformFailureNote | undefined {
+  const failure = toFailure(error, op);
+  const told =
+    failure instanceof RetryableError ? failure.error : failure instanceof GatewayError ? failure : undefined;
+  if (told === undefined || told.code === 'INTERNAL') return undefined;
+  const platform = error instanceof PlatformError ? error : undefined;
+  if (platform === undefined && told.code === 'NOT_FOUND') return undefined;
+  return {
+    code: told.code,
+    message: told.message,
+    retryable: failure instanceof RetryableError,
+    ...(platform === undefined ? {} : { kind: platform.kind }),
+    ...(platform?.status === undefined ? {} : { status: platform.status }),
+  };
+}
 
 /**
  * The one place where a platform failure becomes what the caller sees. The verdict (retry or not,
@@ -24,7 +49,15 @@ export function toFailure(error: unknown, op: OperationDef<OperationSchemas>): u
     const delayMs = error.retryAfterMs ?? (pauseAccount ? DEFAULT_RATE_LIMIT_PAUSE_MS : undefined);
     // The caller is told the same wait the account keeps (Retry-After), once the retries are spent.
     const wait = delayMs === undefined ? undefined : Math.ceil(delayMs / 1000);
-    return new RetryableError(new GatewayError('UPSTREAM_UNAVAILABLE', message, wait), delayMs, pauseAccount);
+    const why = pauseAccount
+      ? `the platform answered 429${error.retryAfterMs === undefined ? '' : ` with Retry-After ${wait} s`}`
+      : undefined;
+    return new RetryableError(
+      new GatewayError('UPSTREAM_UNAVAILABLE', message, wait),
+      delayMs,
+      pauseAccount,
+      why,
+    );
   }
   if (error.retry === 'outcome_unknown') {
     const why =

@@ -3,9 +3,10 @@ import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GatewayError } from '@cg/contract';
-import type { FileTransfers, Spool } from '@cg/operations';
+import type { Spool } from '@cg/media-spool';
+import type { FileTransfers } from '@cg/operations';
+import type { Route } from '@cg/platform-access';
 import type { ProcessorContext } from '@cg/queue';
-import type { Route } from './egress';
 
 /** What the CDN answers for a link that expired, or was never signed, or names nothing. */
 const LINK_GONE = new Set([403, 404, 410]);

@@ -1,4 +1,4 @@
-import { runProcess } from '@cg/config';
+import { runProcess } from '@cg/process';
 import { createGatewayWorker } from './index';
 
 await runProcess('worker', createGatewayWorker, 'stopping: no new jobs, finishing in-flight ones');

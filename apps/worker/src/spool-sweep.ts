@@ -1,5 +1,5 @@
 import type { Logger } from '@cg/config';
-import type { Spool } from '@cg/operations';
+import type { Spool } from '@cg/media-spool';
 import { ended, type JobStates } from '@cg/queue';
 
 /**

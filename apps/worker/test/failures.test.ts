@@ -1,8 +1,9 @@
 import { GatewayError } from '@cg/contract';
 import type { OperationDef, OperationSchemas } from '@cg/operations';
 import { PlatformError } from '@cg/platform-client';
+import { RetryableError } from '@cg/queue';
 import { describe, expect, it } from 'vitest';
-import { toFailure } from '../src/failures';
+import { platformFailureNote, toFailure } from '../src/failures';
 
 const read = { session: 'path' } as OperationDef<OperationSchemas>;
 const login = { session: 'none' } as OperationDef<OperationSchemas>;
@@ -46,5 +47,42 @@ describe('toFailure', () => {
       code: 'UPSTREAM_ERROR',
       message: 'the platform refused the login',
     });
+  });
+});
+
+describe('platformFailureNote', () => {
+  it('notes what the caller was told, and what the platform answered when it did', () => {
+    const limited = new PlatformError({
+      kind: 'rate_limited',
+      retry: 'retryable',
+      endpoint: 'accountMe',
+      message: 'x',
+      status: 429,
+      retryAfterMs: 30_000,
+    });
+    expect(platformFailureNote(limited, read)).toEqual({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'the platform is rate limiting this account; try again later',
+      retryable: true,
+      kind: 'rate_limited',
+      status: 429,
+    });
+    // The lane's pause says why, as the account's status shows it.
+    expect((toFailure(limited, read) as RetryableError).pauseWhy).toBe(
+      'the platform answered 429 with Retry-After 30 s',
+    );
+    const proxiesDown = new RetryableError(new GatewayError('UPSTREAM_UNAVAILABLE', 'every proxy is down'));
+    expect(platformFailureNote(proxiesDown, read)).toEqual({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'every proxy is down',
+      retryable: true,
+    });
+  });
+
+  it('notes nothing of what is not the platform’s: the account gone, the gateway’s own failure', () => {
+    expect(platformFailureNote(new GatewayError('NOT_FOUND', 'the account was disconnected'), read)).toBe(
+      undefined,
+    );
+    expect(platformFailureNote(new TypeError('bug'), read)).toBe(undefined);
   });
 });

@@ -56,6 +56,21 @@ export function startupProblem(error: unknown): string | undefined {
 }
 
 /**
+ * Opens the port a setting names with `listen`. A port another process holds is the setting's
+ * fault: a `ConfigError` naming the setting and the port (`METRICS_PORT 9464 is in use`), which
+ * `startOrExit` prints as its one line. Any other failure is rethrown.
+ */
+export async function listenOn<T>(setting: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new ConfigError(`${setting} ${port} is in use`);
+    throw error;
+  }
+}
+
+/**
  * Runs a process's start-up; when its environment is at fault, prints `<name>: <problem>` and exits
  * 1 instead of throwing a stack trace. Any other failure is rethrown.
  */

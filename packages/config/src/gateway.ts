@@ -60,7 +60,11 @@ export const GatewayEnv = Type.Object({
     default: '/tmp/creator-gateway-spool',
     description: 'folder media uploads and downloads pass through; the API and the workers must share it',
   }),
-  MEDIA_MAX_BYTES: Int(524_288_000, 'largest media upload or download (bytes); larger uploads are 413', 1),
+  MEDIA_MAX_BYTES: Int(
+    524_288_000,
+    'largest media upload or download (bytes); an upload is answered 413 as it passes it, sent chunked or not, and its connection closed',
+    1,
+  ),
   MEDIA_SPOOL_SWEEP_MS: Int(30_000, 'how often a worker removes spool files whose job has ended', 100),
   PLATFORM_CHECK_KEY: Type.Optional(
     Type.String({ description: 'fansly-client-check key; client default if unset' }),
@@ -84,9 +88,14 @@ export const GatewayEnv = Type.Object({
     Type.String({ minLength: 32, description: 'random, 32 characters or more' }),
   ),
   GATEWAY_BOOTSTRAP_TENANT: Type.String({ default: 'default' }),
-  API_KEY_CACHE_MS: Int(5_000, 'how long the API trusts a key it looked up (a revoked key works this long)'),
+  API_KEY_CACHE_MS: Int(
+    1_000,
+    'how long the API trusts a key it looked up: a revocation or a change of scope takes effect within it (at most 1 s)',
+    0,
+    1_000,
+  ),
   API_KEY_RPM_DEFAULT: Int(
-    600,
+    0,
     'requests a minute an API key may make (each clock minute, across all API processes) when made without --rpm, and for keys made before limits existed; 0 = unlimited',
   ),
   AUTH_FAILURE_THRESHOLD: Int(
@@ -167,6 +176,16 @@ export const GatewayEnv = Type.Object({
     'events stay readable at GET /events (and deliveries retryable) this long',
     1,
   ),
+  EVENT_STREAM_HEARTBEAT_MS: Int(
+    15_000,
+    'GET /events/stream: every open stream gets a comment line (`: ping`) this often, so that idle connections stay open and a dead one is noticed',
+    100,
+  ),
+  EVENT_STREAM_MAX_BUFFER_BYTES: Int(
+    1_048_576,
+    'GET /events/stream: a client that stops reading is disconnected once this many bytes wait for it in the API process (it resumes from its last id on reconnecting)',
+    1_024,
+  ),
   WEBHOOK_TIMEOUT_MS: Int(10_000, 'a delivery counts when a 2xx arrives within this long', 100),
   WEBHOOK_RETRY_SCHEDULE: Type.String({
     default: DEFAULT_RETRY_SCHEDULE,
@@ -201,6 +220,12 @@ export const GatewayEnv = Type.Object({
     1_000,
   ),
   LISTENER_PING_MS: Int(20_000, 'keepalive ping interval of a realtime connection', 100),
+  LISTENER_BACKFILL_PAGE: Int(
+    100,
+    'items one backfill page asks the platform for; a backfill reads 25 pages at most of each list (README “Webhooks and events”)',
+    1,
+    100,
+  ),
   METRICS_ENABLED: Type.Boolean({
     default: true,
     description: 'false: no metrics at all (no /metrics, no METRICS_PORT, nothing measured)',
@@ -218,6 +243,16 @@ export const GatewayEnv = Type.Object({
         'set: GET /metrics asks for it as a bearer token (Authorization: Bearer …), API and METRICS_PORT',
     }),
   ),
+  USAGE_ENABLED: Type.Boolean({
+    default: true,
+    description:
+      'false: this process counts no usage (GET /usage still answers what was counted); each process counts in memory and writes about once a second, so one that dies loses at most its last second',
+  }),
+  AUDIT_ENABLED: Type.Boolean({
+    default: true,
+    description:
+      'false: the API writes no audit entries (GET /audit still answers those kept); on, every answered write and admin action is one entry, kept 90 days',
+  }),
 });
 export type GatewayConfig = Static<typeof GatewayEnv>;
 
@@ -253,6 +288,10 @@ export function webhookSettings(config: GatewayConfig) {
     concurrency: config.WEBHOOK_CONCURRENCY,
     endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     lockMs: config.WORKER_LOCK_MS,
+    stream: {
+      heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
+      maxBufferedBytes: config.EVENT_STREAM_MAX_BUFFER_BYTES,
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 export { DOTENV_FILE, loadDotEnv } from './dotenv';
 export { type EgressPlan, type EgressProxy, loadEgressPlan } from './egress';
-export { ConfigError, Int, parseEnv, startOrExit } from './env';
+export { ConfigError, Int, listenOn, parseEnv, startOrExit } from './env';
 export {
   type GatewayConfig,
   GatewayEnv,
@@ -10,4 +10,3 @@ export {
   webhookSettings,
 } from './gateway';
 export { createLogger, type Logger, REDACT_PATHS } from './logger';
-export { type GatewayProcess, runProcess } from './process';

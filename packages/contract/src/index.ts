@@ -16,3 +16,4 @@ export {
   isErrorCode,
   STATUS_NAMES,
 } from './errors';
+export { ACCESS_EXTENSION, inData, inResponse, PAGING_EXTENSION, type Paging } from './paging';

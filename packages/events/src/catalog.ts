@@ -40,14 +40,3 @@ export const TEST_EVENT = 'webhooks.test';
 
 const KNOWN = new Set<string>(EVENT_NAMES);
 export const isEventName = (name: string): name is EventName => KNOWN.has(name);
-
-/** The contract's Event envelope. */
-export interface GatewayEvent {
-  id: string;
-  event: string;
-  /** The service account id; null for the gateway's own events not tied to one (`webhooks.test`). */
-  accountId: string | null;
-  /** ISO-8601 with milliseconds, UTC. */
-  timestamp: string;
-  data: unknown;
-}

@@ -1,5 +1,5 @@
-import { type LookupAddress, lookup } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /** Private, loopback, link-local, shared, reserved and multicast ranges: never a webhook's destination. */
 const blocked = new BlockList();
@@ -18,8 +18,8 @@ for (const [net, bits] of [
 ] as const)
   blocked.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  // Unspecified, loopback and the deprecated IPv4-compatible `::a.b.c.d`.
+  ['::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -36,13 +36,23 @@ export function isPrivateAddress(address: string): boolean {
   return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+/**
+ * The host of a URL as the checks see it: no IPv6 brackets, lower case, one trailing dot removed
+ * (`localhost.` is `localhost`). The URL parser has already written IPv4 in any form (`0x7f.1`,
+ * `2130706433`, `127.1`) in dotted decimal, and IPv6 (IPv4-mapped included) in its short form.
+ */
+function normalHost(url: URL): string {
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
+}
 
 /**
- * Why `raw` cannot be a webhook URL, or undefined. Without `allowPrivate`: `https` only, and neither
- * a private, loopback or link-local address nor a name that always is one (`localhost`); a name is
- * checked again after DNS at each delivery (`safeLookup`). `allowPrivate` (the local stack) allows
- * `http` and any host.
+ * Why `raw` cannot be a webhook URL, judged by its text alone, or undefined. Without `allowPrivate`:
+ * `https` only, and neither a private, loopback or link-local address nor a name that always is one
+ * (`localhost`, `*.localhost`, `*.internal`). `allowPrivate` (the local stack) allows `http` and any
+ * host.
  */
 export function urlProblem(raw: string, allowPrivate: boolean): string | undefined {
   let url: URL;
@@ -55,7 +65,7 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | undefin
   if (allowPrivate)
     return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : 'url must be https';
   if (url.protocol !== 'https:') return 'url must be https';
-  const host = hostOf(url).toLowerCase();
+  const host = normalHost(url);
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal'))
     return 'url must not name a private, loopback or link-local host';
   if (isIP(host) !== 0 && isPrivateAddress(host))
@@ -63,35 +73,83 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | undefin
   return undefined;
 }
 
-export class DestinationError extends Error {
-  override readonly name = 'DestinationError';
+/** How long the check of a URL being stored waits for its name's addresses. */
+const STORE_LOOKUP_MS = 2_000;
+
+export interface DestinationOptions {
+  /** http and private destinations allowed (the local stack): nothing is resolved. */
+  allowPrivate: boolean;
+  /** Resolves host names (default `dns.lookup`; a test's stub). */
+  lookup?: LookupFunction | undefined;
 }
 
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
 /**
- * `dns.lookup` for the delivery's socket: resolves the name, then refuses it when any address it
- * resolves to is private. The socket connects to what was checked, so a name cannot be re-pointed
- * between the check and the connection.
+ * Why `raw` cannot be stored as a webhook URL, or undefined: `urlProblem`, and without
+ * `allowPrivate` its name resolved too (for at most `waitMs`), refused when any of its addresses is
+ * private. A name that does not resolve, or not in time, is taken: a receiver's DNS may not be live
+ * yet, and a resolver's passing failure must not refuse a good URL; every delivery resolves the name
+ * again and refuses it then (`deliveryLookup`), so taking it opens nothing.
  */
-export function safeLookup(hostname: string, options: object, callback: LookupCallback): void {
-  lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const bad = addresses.find((entry) => isPrivateAddress(entry.address));
-    if (bad) return callback(new DestinationError(`${hostname} resolves to a private address`), []);
-    if ((options as { all?: boolean }).all) return callback(null, addresses);
-    const first = addresses[0];
-    if (!first) return callback(new DestinationError(`${hostname} has no address`), []);
-    return callback(null, first.address, first.family);
+export async function destinationProblem(
+  raw: string,
+  options: DestinationOptions,
+  waitMs = STORE_LOOKUP_MS,
+): Promise<string | undefined> {
+  const problem = urlProblem(raw, options.allowPrivate);
+  if (problem !== undefined || options.allowPrivate) return problem;
+  const url = new URL(raw);
+  if (isIP(normalHost(url)) !== 0) return undefined;
+  const addresses = await addressesWithin(options.lookup ?? dnsLookup, url.hostname, waitMs);
+  return anyPrivate(addresses)
+    ? `url host ${url.hostname} resolves to a private, loopback or link-local address`
+    : undefined;
+}
+
+/** Every address `lookup` answers for `hostname`; none when it fails or takes longer than `waitMs`. */
+function addressesWithin(lookup: LookupFunction, hostname: string, waitMs: number): Promise<LookupAddress[]> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve([]), waitMs);
+    lookup(hostname, { all: true }, (error, answer) => {
+      clearTimeout(timer);
+      resolve(error ? [] : addressList(answer));
+    });
   });
 }
 
-/** The literal host of a URL, when it is an IP address: it is connected to without a lookup. */
-export function literalAddress(url: URL): string | undefined {
-  const host = hostOf(url);
-  return isIP(host) === 0 ? undefined : host;
+/** Whether any of a name's addresses is one a webhook must not reach. */
+const anyPrivate = (addresses: LookupAddress[]): boolean =>
+  addresses.some((entry) => isPrivateAddress(entry.address));
+
+/** A lookup's answer as a list, whether it gave every address or one. */
+const addressList = (answer: string | LookupAddress[]): LookupAddress[] =>
+  typeof answer === 'string' ? [{ address: answer, family: isIP(answer) }] : answer;
+
+class DestinationError extends Error {
+  override readonly name = 'DestinationError';
+}
+
+/**
+ * The lookup of a delivery's socket: resolves the name once through `lookup`, every address, and
+ * unless `allowPrivate` refuses it when any of them is private. node:net makes no lookup of its
+ * own when given one and connects to what this answers, one address or (happy eyeballs,
+ * `autoSelectFamily`, asking with `all: true`) each in turn, so a name cannot be re-pointed between
+ * the check and the connection; Host and TLS SNI still carry the name.
+ */
+export function deliveryLookup(lookup: LookupFunction, allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (error, answer) => {
+      if (error) return callback(error, []);
+      const addresses = addressList(answer);
+      if (!allowPrivate && anyPrivate(addresses))
+        return callback(
+          new DestinationError(
+            `destination refused: ${hostname} resolves to a private, loopback or link-local address`,
+          ),
+          [],
+        );
+      const first = addresses[0];
+      if (!first) return callback(new DestinationError(`${hostname} has no address`), []);
+      return options.all ? callback(null, addresses) : callback(null, first.address, first.family);
+    });
+  };
 }

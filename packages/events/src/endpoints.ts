@@ -2,25 +2,10 @@ import type { Keyring } from '@cg/secrets';
 import type { Redis } from 'ioredis';
 import { endpointId, isEndpointId, newSecret } from './ids';
 import type { EventKeys } from './keys';
+import type { WebhookEndpoint } from './records';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
-
-/** A webhook endpoint as callers see it: never a secret. */
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  description: string;
-  /** The events it receives; null: every event. */
-  events: string[] | null;
-  /** The tenant's accounts whose events it receives; null: all of them. */
-  accountIds: string[] | null;
-  enabled: boolean;
-  /** Why the gateway disabled it (410 Gone, failing too long); null when enabled or disabled by the caller. */
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export interface DeliveryCounters {
   delivered: number;
@@ -141,7 +126,6 @@ export class WebhookStore {
         this.keys.endpoint(tenantId, id),
         this.keys.attempts(tenantId, id),
         this.keys.pending(tenantId, id),
-        this.keys.inflight(tenantId, id),
       )
       .exec();
     return pending;

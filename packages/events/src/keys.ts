@@ -1,3 +1,5 @@
+import { laneSpace } from '@cg/queue';
+
 /** The BullMQ queue of webhook deliveries: one job per (endpoint, event). */
 export const WEBHOOKS_QUEUE = 'webhooks';
 
@@ -7,7 +9,9 @@ export const WEBHOOKS_QUEUE = 'webhooks';
  * A tenant's keys share the store's tenant hash tag `{t:<tenant>}` (packages/store/src/keys.ts), so
  * the scripts and MULTIs that touch the stream, its dedupe marks and the endpoints stay in one Redis
  * Cluster slot. The delivery queue is BullMQ's, under the queue package's tag `{p:q}` (its keys
- * `{p:q}:webhooks:…`), beside the operations queue.
+ * `{p:q}:webhooks:…`), beside the operations queue, and so are the endpoints' lanes (packages/queue
+ * `laneSpace`): each endpoint's deliveries wait in a lane named by its id, `{p:q}:webhooks-lane:<id>:…`,
+ * found by the sweeper in `{p:q}:webhooks-lanes`.
  *
  * | key                                          | type   | what                                                   |
  * | -------------------------------------------- | ------ | ------------------------------------------------------ |
@@ -18,7 +22,6 @@ export const WEBHOOKS_QUEUE = 'webhooks';
  * | `p:{t:<tenant>}:webhook:<id>:attempts`       | STREAM | its delivery attempts, field `a` the attempt JSON       |
  * | `p:{t:<tenant>}:webhook:<id>:dlv:<dlvId>`    | HASH   | one delivery: event id and the body sent               |
  * | `p:{t:<tenant>}:webhook:<id>:pending`        | SET    | its delivery jobs not finished yet (dropped on delete)  |
- * | `p:{t:<tenant>}:webhook:<id>:inflight`       | ZSET   | job id → lease end (ms): its deliveries in flight      |
  */
 export function eventKeys(prefix: string) {
   const tenant = (tenantId: string) => `${prefix}:{t:${tenantId}}`;
@@ -33,7 +36,8 @@ export function eventKeys(prefix: string) {
     delivery: (tenantId: string, id: string, deliveryId: string) =>
       `${endpoint(tenantId, id)}:dlv:${deliveryId}`,
     pending: (tenantId: string, id: string) => `${endpoint(tenantId, id)}:pending`,
-    inflight: (tenantId: string, id: string) => `${endpoint(tenantId, id)}:inflight`,
+    /** The endpoints' lanes: the lane of endpoint `<id>` is named `<id>`. */
+    lanes: laneSpace(prefix, WEBHOOKS_QUEUE),
   };
 }
 export type EventKeys = ReturnType<typeof eventKeys>;

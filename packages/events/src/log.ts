@@ -1,23 +1,10 @@
+import { defineScripts, type Scripted, type UsageRecorder } from '@cg/store';
 import type { Redis } from 'ioredis';
-import type { GatewayEvent } from './catalog';
 import { type Deliveries, readStream } from './deliveries';
 import { receives, type WebhookStore } from './endpoints';
 import { isEventId } from './ids';
 import type { EventKeys } from './keys';
-
-/**
- * Stores an event once per id: appends it to the tenant's stream (trimmed to the retention by MINID)
- * and marks its id, both in one script (one slot: the tenant's tag). Returns [1, streamId] when
- * stored now, [0, mark] when the id was seen (the mark: the stream id, with `|f` once fanned out).
- */
-const PUBLISH = `
-local seen = redis.call('GET', KEYS[2])
-if seen then return {0, seen} end
-local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[3], '*', 'e', ARGV[1])
-redis.call('SET', KEYS[2], id, 'PX', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return {1, id}
-`;
+import type { GatewayEvent } from './records';
 
 export interface PublishInput {
   /** `eventId(parts)`: deterministic from the occurrence's identity. */
@@ -32,6 +19,12 @@ export interface PublishInput {
    * part of the event, stored or sent.
    */
   requestId?: string | undefined;
+  /**
+   * The id of the API key whose request the event tells (a job's end, a connection, a disconnection),
+   * for the usage counted; never part of the event. Absent (the listener's events): counted under
+   * the event's account only.
+   */
+  keyId?: string | undefined;
 }
 
 export interface PublishResult {
@@ -49,13 +42,18 @@ export interface EventPage {
 
 /** The tenants' event logs: publish (store once, fan out to endpoints) and read back by cursor. */
 export class EventLog {
+  private readonly scripts: Scripted<'event_publish'>;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: EventKeys,
     private readonly webhooks: WebhookStore,
     private readonly deliveries: Deliveries,
     private readonly retentionHours: number,
-  ) {}
+    private readonly usage?: UsageRecorder,
+  ) {
+    this.scripts = defineScripts(redis, new URL('./lua/', import.meta.url), { 'event-publish': 2 });
+  }
 
   /**
    * Appends the event to the tenant's log, once per id, and adds one delivery job per enabled
@@ -74,9 +72,7 @@ export class EventLog {
     const retentionMs = this.retentionHours * 3_600_000;
     const seenKey = this.keys.seen(tenantId, event.id);
     const streamKey = this.keys.stream(tenantId);
-    const [fresh, mark] = (await this.redis.eval(
-      PUBLISH,
-      2,
+    const [fresh, mark] = (await this.scripts.event_publish(
       streamKey,
       seenKey,
       JSON.stringify(event),
@@ -90,6 +86,8 @@ export class EventLog {
         await this.fanOut(tenantId, stored, seenKey, streamId, input.requestId);
       return { event: stored ?? event, stored: false, streamId };
     }
+    // Counted once per event stored: a repeat of its id (a listener's backfill, a retry) is not.
+    this.usage?.add(tenantId, input.keyId, event.accountId, 'eventsPublished');
     await this.fanOut(tenantId, event, seenKey, streamId, input.requestId);
     return { event, stored: true, streamId };
   }
@@ -121,7 +119,14 @@ export class EventLog {
   /** The tenant's events oldest first after `cursor` (a stream id; absent: from the oldest kept). */
   async page(
     tenantId: string,
-    options: { cursor?: string; event?: string; accountId?: string; limit: number },
+    options: {
+      cursor?: string;
+      event?: string;
+      accountId?: string;
+      /** Only these accounts' events (a scoped key's); absent: every event. */
+      accounts?: readonly string[] | undefined;
+      limit: number;
+    },
   ): Promise<EventPage> {
     const key = this.keys.stream(tenantId);
     const page = await readStream(
@@ -131,11 +136,10 @@ export class EventLog {
       options.limit,
       (event: GatewayEvent) =>
         (options.event === undefined || event.event === options.event) &&
-        (options.accountId === undefined || event.accountId === options.accountId),
+        (options.accountId === undefined || event.accountId === options.accountId) &&
+        (options.accounts === undefined ||
+          (event.accountId !== null && options.accounts.includes(event.accountId))),
     );
     return { events: page.items, nextCursor: page.nextCursor };
   }
 }
-
-/** Whether `cursor` is one `page` answered: a stream id. */
-export const isEventCursor = (cursor: string) => /^\d{1,20}-\d{1,20}$/.test(cursor);

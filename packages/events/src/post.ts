@@ -1,6 +1,8 @@
+import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isPrivateAddress, literalAddress, safeLookup, urlProblem } from './destination';
+import type { LookupFunction } from 'node:net';
+import { deliveryLookup, urlProblem } from './destination';
 
 /** Response bodies are kept this long at most (and never logged). */
 export const MAX_RESPONSE_BYTES = 1_024;
@@ -17,14 +19,15 @@ export interface PostResult {
 
 /**
  * POSTs `body` to `url` with `headers`. Redirects are not followed (a 3xx is a failed attempt). Unless
- * `allowPrivate`, the destination is checked after DNS (`safeLookup`; an IP literal as written). The
- * answer counts when its status line and headers arrive within `timeoutMs`.
+ * `allowPrivate`, the destination is checked as written (`urlProblem`) and again after DNS, on the
+ * very addresses the socket connects to (`deliveryLookup`; names resolved by `lookup`, default
+ * `dns.lookup`). The answer counts when its status line and headers arrive within `timeoutMs`.
  */
 export function postWebhook(
   url: string,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; allowPrivate: boolean },
+  options: { timeoutMs: number; allowPrivate: boolean; lookup?: LookupFunction | undefined },
 ): Promise<PostResult> {
   const started = performance.now();
   const done = (status: number | null, error: string | null, response = ''): PostResult => ({
@@ -34,11 +37,8 @@ export function postWebhook(
     response,
   });
   const problem = urlProblem(url, options.allowPrivate);
-  if (problem !== undefined) return Promise.resolve(done(null, problem));
+  if (problem !== undefined) return Promise.resolve(done(null, `destination refused: ${problem}`));
   const target = new URL(url);
-  const literal = literalAddress(target);
-  if (!options.allowPrivate && literal !== undefined && isPrivateAddress(literal))
-    return Promise.resolve(done(null, 'the destination is a private address'));
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
@@ -59,7 +59,7 @@ export function postWebhook(
           'user-agent': 'creator-gateway-webhooks/1',
         },
         agent: false,
-        ...(options.allowPrivate ? {} : { lookup: safeLookup }),
+        lookup: deliveryLookup(options.lookup ?? dnsLookup, options.allowPrivate),
       },
       (res) => {
         const status = res.statusCode ?? 0;

@@ -1,3 +1,4 @@
+import type { Paging } from '@cg/contract';
 import type { AuthEndpointName, CallArgs } from '@cg/platform-client';
 import type { AccountRecord } from '@cg/store';
 import type { Static, TObject, TSchema } from 'typebox';
@@ -129,6 +130,8 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
   lane?: (input: OperationInput<S>, tenantId: string) => string;
   /** A write changes state on the platform: never repeated when its outcome is unknown. */
   write: boolean;
+  /** Connects an account to the gateway: only an admin key over every account may (keys' scopes). */
+  connects?: true;
   /** The whole input is sealed in the job (it holds a password, code or token). */
   sealInput?: boolean;
   /** The result is sealed in the job (it holds a platform token). */
@@ -143,6 +146,8 @@ export interface OperationDef<S extends OperationSchemas = OperationSchemas> {
    * relation, 200 for one that stood); OpenAPI then lists both.
    */
   picksStatus?: true;
+  /** A paged listing: where its answer keeps the next page's position and its items (`x-paging`). */
+  paging?: Paging;
   successMessage?: string;
   /** What a caller is told when the platform answers 404. */
   notFoundMessage?: string;
@@ -167,7 +172,14 @@ export const accountRead = { session: 'path', write: false, successStatus: 200 }
 export const accountUpdate = { session: 'path', write: true, successStatus: 200 } as const;
 export const accountCreate = { session: 'path', write: true, successStatus: 201 } as const;
 
-/** Identity with types: infers the schemas so `run` and `check` see typed input. */
+/**
+ * Identity with types: infers the schemas so `run` and `check` see typed input.
+ *
+ * Every operation's file has this one layout: its records (`record`, `RecordValue`), then
+ * `defineOperation({ name, method, path, summary, tags, ...accountRead, paging?, schemas: { params:
+ * AccountParams, querystring, body, data }, example, check?, run })`. Two operations' files that
+ * share runs of those lines share this shape, not logic: it is the form a definition takes.
+ */
 export function defineOperation<S extends OperationSchemas>(def: OperationDef<S>): OperationDef<S> {
   return def;
 }

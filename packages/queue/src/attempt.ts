@@ -127,7 +127,7 @@ export async function attempt(request: Request, gate: Gate, runner: Runner): Pro
       },
       runner.onError,
     );
-    observeDecision(runner.observer, payload.op, decision);
+    observeDecision(runner.observer, payload, decision);
     return { ok: false, error, decision };
   }
 }
@@ -166,7 +166,7 @@ export async function pauseAndUnmark(
   runner: Runner,
 ): Promise<void> {
   if (decision.pauseLaneMs !== undefined && request.lane !== undefined) {
-    await runner.lanes.pause(request.lane, decision.pauseLaneMs);
+    await runner.lanes.pause(request.lane, decision.pauseLaneMs, decision.pauseWhy);
   }
   if (decision.clearMark) await runner.ledger.clear(request.jobId, request.attemptToken);
 }

@@ -14,6 +14,8 @@ export class RetryableError extends Error {
     readonly delayMs?: number,
     /** The platform rate-limited the account: the whole lane pauses for `delayMs`. */
     readonly pauseAccount = false,
+    /** Why the lane pauses, as the account's status tells it (default: the error's message). */
+    readonly pauseWhy?: string,
   ) {
     super(error.toWire());
   }
@@ -102,6 +104,8 @@ export interface FailedAttempt {
 interface Aftermath {
   /** The platform rate-limited the account (429): the whole lane pauses this long first. */
   pauseLaneMs?: number;
+  /** Why, with `pauseLaneMs` (`RetryableError.pauseWhy`). */
+  pauseWhy?: string;
   /** The platform applied nothing of the write: its mark goes, so that it may be sent again. */
   clearMark: boolean;
 }
@@ -131,7 +135,10 @@ export function decideFailure(attempt: FailedAttempt, report?: (error: Error) =>
   if (attempt.cancelled) return { kind: 'fail', failure: jobCancelled(), clearMark: false };
   if (error instanceof NotGranted) return { kind: 'wait', delayMs: error.delayMs };
   if (error instanceof RetryableError) {
-    const pause = error.pauseAccount && error.delayMs !== undefined ? { pauseLaneMs: error.delayMs } : {};
+    const pause =
+      error.pauseAccount && error.delayMs !== undefined
+        ? { pauseLaneMs: error.delayMs, pauseWhy: error.pauseWhy ?? error.error.message }
+        : {};
     if (attempt.writesApplied > 0) {
       // An earlier write of it is applied: repeating it would send that write again.
       const failure = new GatewayError(

@@ -21,41 +21,52 @@ export const OPERATIONS_QUEUE = 'operations';
  * | `{p:q}:sent:<jobId>`             | STRING | write ledger: a write's write-ahead mark                   |
  * | `{p:q}:cancel:<jobId>`           | STRING | cancel.lua: a request its caller cancelled                 |
  * | `{p:q}:idem:<tenant>:<sha256>`   | STRING | idempotency: a caller's `Idempotency-Key`                  |
+ *
+ * Lanes in front of another queue (`laneSpace`) have keys of the same kinds under names of their
+ * own: `{p:q}:<queue>-lanes`, `{p:q}:<queue>-lane:<lane>:<part>`.
  */
-export interface QueueKeys {
+export interface QueueKeys extends LaneSpace {
   /** BullMQ's `prefix` option for the queue: `{p:q}`. */
   bullmqPrefix: string;
   /** ZSET requests answered 202 whose end is still to be told as an event, by when (ms). */
   callbacks: string;
-  /**
-   * What BullMQ's keys of the operations queue start with (`queue.toKey('')`): `{p:q}:operations:`.
-   * A job's hash is `<jobPrefix><jobId>`, its lock `<jobPrefix><jobId>:lock` (lua/bullmq.lua).
-   */
-  jobPrefix: string;
   /** BullMQ's hash of a job: `{p:q}:operations:<jobId>`. */
   job(jobId: string): string;
   /** BullMQ's lock of a running job (its value the attempt's token): `{p:q}:operations:<jobId>:lock`. */
   lock(jobId: string): string;
-  /** BullMQ's delayed set: job id → start time (ms) × 0x1000. */
-  delayed: string;
   /** BullMQ's set of the jobs that failed for good. */
   failed: string;
-  /** The sweeper's index: lane → when it should look at the lane (crash recovery). */
-  lanes: string;
   /** Lanes a platform 429 paused → until when (ms), for the metrics (stats.ts `PausedLanes`). */
   pausedLanes: string;
-  /** One lane's keys. */
-  lane(lane: string): LaneKeys;
-  /** A write's write-ahead mark, `{p:q}:sent:<jobId>` (ledger.ts). */
-  sent(jobId: string): string;
   /** What `sent(jobId)` starts with, for a script that reads the job id from a record. */
   sentPrefix: string;
-  /** The mark of a request its caller cancelled, `{p:q}:cancel:<jobId>` (cancel.lua). */
-  cancelled(jobId: string): string;
   /** What `cancelled(jobId)` starts with, for a script that reads the job id from a record. */
   cancelledPrefix: string;
   /** A tenant's `Idempotency-Key`; the key is hashed (it may be long, and is anything the caller chose). */
   idempotency(tenantId: string, key: string): string;
+}
+
+/**
+ * The keys of the lanes in front of one BullMQ queue, which the lane scripts take (lanes.ts): the
+ * operations queue's (`queueKeys`), or another queue's under the same tag (`laneSpace`).
+ */
+export interface LaneSpace {
+  /**
+   * What BullMQ's keys of the queue start with (`queue.toKey('')`), `{p:q}:operations:` for the
+   * operations queue. A job's hash is `<jobPrefix><jobId>`, its lock `<jobPrefix><jobId>:lock`
+   * (lua/bullmq.lua).
+   */
+  jobPrefix: string;
+  /** BullMQ's delayed set of the queue: job id → start time (ms) × 0x1000. */
+  delayed: string;
+  /** The sweeper's index: lane → when it should look at the lane (crash recovery). */
+  lanes: string;
+  /** One lane's keys. */
+  lane(lane: string): LaneKeys;
+  /** The mark of a request its caller cancelled, `{p:q}:cancel:<jobId>` (cancel.lua). */
+  cancelled(jobId: string): string;
+  /** A write's write-ahead mark, `{p:q}:sent:<jobId>` (ledger.ts; cancel.lua refuses a marked job). */
+  sent(jobId: string): string;
 }
 
 /**
@@ -69,7 +80,7 @@ export interface LaneKeys {
   wait: string;
   /** LIST the same for the gapped operation (chat media stats). */
   gwait: string;
-  /** HASH next, pause, last, lastBy, lastPrev, plan, gwake, gwakeAt (lua/lane.lua). */
+  /** HASH next, pause, pauseWhy, last, lastBy, lastPrev, plan, gwake, gwakeAt (lua/lane.lua). */
   state: string;
   /** ZSET job id → enqueue time: every unfinished job of the lane (the backlog bound). */
   jobs: string;
@@ -101,6 +112,26 @@ export function queueKeys(prefix: string): QueueKeys {
     cancelledPrefix,
     idempotency: (tenantId, key) =>
       `${tag}:idem:${tenantId}:${createHash('sha256').update(key).digest('hex')}`,
+  };
+}
+
+/**
+ * The lanes in front of another BullMQ queue of prefix `p` than the operations queue (the webhook
+ * deliveries' `webhooks`): its jobs `{p:q}:<queue>:…`, its lanes `{p:q}:<queue>-lane:<lane>:<part>`,
+ * their sweeper's index `{p:q}:<queue>-lanes`, and the marks `{p:q}:<queue>-cancel:<jobId>` and
+ * `{p:q}:<queue>-sent:<jobId>` that the scripts read (nothing sets them for the webhook deliveries:
+ * they are never cancelled, and the write ledger is the operations').
+ */
+export function laneSpace(prefix: string, queue: string): LaneSpace {
+  const tag = `{${prefix}:q}`;
+  const jobPrefix = `${tag}:${queue}:`;
+  return {
+    jobPrefix,
+    delayed: `${jobPrefix}delayed`,
+    lanes: `${tag}:${queue}-lanes`,
+    lane: (lane) => laneKeys(`${tag}:${queue}-lane:${lane}:`),
+    cancelled: (jobId) => `${tag}:${queue}-cancel:${jobId}`,
+    sent: (jobId) => `${tag}:${queue}-sent:${jobId}`,
   };
 }
 

@@ -1,24 +1,30 @@
 import type { Redis } from 'ioredis';
-import { laneKeyList, type QueueKeys } from './keys';
+import { type LaneSpace, laneKeyList } from './keys';
 import { luaScript } from './scripts';
 
 /**
- * Per-account scheduling ("lanes") in front of BullMQ; docs/scheduling.md explains the model.
- * Every decision is one Lua script over the lane's keys, so concurrent API and worker processes
- * never disagree about slots, pacing or the gap.
+ * Scheduling ("lanes") in front of BullMQ: one lane per platform account for the operations, one per
+ * webhook endpoint for the deliveries; docs/scheduling.md explains the model. Every decision is one
+ * Lua script over the lane's keys, so concurrent processes never disagree about slots, pacing or the
+ * gap.
  */
 export interface LaneSettings {
-  /** Platform calls in flight per account, across every worker process. @defaultValue 2 */
+  /** Jobs of one lane in flight (an account's platform calls), across every process. @defaultValue 2 */
   concurrency: number;
-  /** Minimum time between two call starts of one account (from the per-minute rate). */
+  /** Minimum time between two starts of one lane (an account's, from the per-minute rate); 0: none. */
   intervalMs: number;
   /** Minimum time between two starts of the gapped operation (chat media stats) of one account. */
   gapMs: number;
-  /** Unfinished jobs an account may have; beyond it callers get 429. */
+  /** Unfinished jobs a lane may have; beyond it `admit` answers `full` (callers get 429). */
   maxBacklog: number;
+  /** How long a slot is leased (`LANE_LEASE_MS` unless given). */
+  leaseMs?: number;
 }
 
-/** A slot is leased; a lease past its deadline with no BullMQ lock on its job is reclaimed. */
+/**
+ * A slot is leased: a lease past its deadline with no BullMQ lock on its job is reclaimed (its job's
+ * process died, or its wake-up was lost), and an admitted job not added within a lease never will be.
+ */
 export const LANE_LEASE_MS = 60_000;
 /** How long a free slot may be held for a gapped job whose gap is about to end. */
 const HOLD_MS = 1_000;
@@ -51,6 +57,25 @@ export type Claim =
  * `already` (cancelled before), `refused` (a worker has it or is about to, or it has ended).
  */
 export type Cancellation = { kind: 'cancelled'; wakes: Wake[] } | { kind: 'already' } | { kind: 'refused' };
+
+/** What `Lanes.inspect` reads of a lane (Unix ms, Redis's clock; null: nothing holds it back). */
+export interface LaneView {
+  /** Redis's clock when it was read. */
+  now: number;
+  /** Requests granted a slot: running, or about to. */
+  inFlight: number;
+  /** Every unfinished request of the lane (the backlog bound, `maxBacklog`). */
+  backlog: number;
+  /** Of them, those waiting for a slot (the gapped one on its timed wake included). */
+  waiting: number;
+  /** The earliest next start the pacing allows. */
+  nextStartAt: number | null;
+  /** A platform 429 (or sessions that never hold) pauses the lane until then. */
+  pausedUntil: number | null;
+  pauseWhy: string | null;
+  /** The earliest start of the next gapped request (media stats): the per-account gap's end. */
+  nextGappedAt: number | null;
+}
 
 export interface AdmitRequest {
   lane: string;
@@ -98,13 +123,13 @@ type LaneRedis = Redis & Record<`lane_${ScriptName}`, (...args: (string | number
  * common ones, then per lane its keys and the job's own: lua/prelude.lua) and the settings before
  * the script's own arguments.
  */
-export class AccountLanes {
+export class Lanes {
   private readonly redis: LaneRedis;
   private readonly settingsArgs: (string | number)[];
 
   constructor(
     redis: Redis,
-    private readonly keys: QueueKeys,
+    private readonly keys: LaneSpace,
     private readonly settings: LaneSettings,
   ) {
     // The number of keys depends on the lanes a call touches, so it is passed with each call.
@@ -117,7 +142,7 @@ export class AccountLanes {
       settings.concurrency,
       settings.intervalMs,
       settings.gapMs + GAP_MARGIN_MS,
-      LANE_LEASE_MS,
+      settings.leaseMs ?? LANE_LEASE_MS,
       HOLD_MS,
     ];
   }
@@ -248,8 +273,55 @@ export class AccountLanes {
     return toWakes(await this.call('release', keys, args));
   }
 
-  async pause(lane: string, forMs: number): Promise<void> {
-    await this.call('pause', this.laneKeys(lane), [lane, forMs]);
+  /** Nothing of the lane starts for `forMs`; `why` is kept beside the pause (`inspect`). */
+  async pause(lane: string, forMs: number, why?: string): Promise<void> {
+    await this.call('pause', this.laneKeys(lane), [lane, forMs, ...(why === undefined ? [] : [why])]);
+  }
+
+  /**
+   * What the lane holds now, for an account's status (one pipelined read, Redis's clock): requests
+   * in flight, unfinished and waiting; when the next may start (pacing), the pause and why, and when
+   * the next gapped request (media stats) may. Times are Unix ms, null where nothing holds back.
+   */
+  async inspect(lane: string): Promise<LaneView> {
+    const keys = this.keys.lane(lane);
+    const replies = await this.redis
+      .pipeline()
+      .time()
+      .zcard(keys.run)
+      .zcard(keys.jobs)
+      .llen(keys.wait)
+      .llen(keys.gwait)
+      .hmget(keys.state, 'next', 'pause', 'pauseWhy', 'last', 'plan', 'gwake', 'gwakeAt')
+      .exec();
+    const values = (replies ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    });
+    const [time, inFlight, backlog, waiting, gwaiting, state] = values as [
+      [string, string],
+      number,
+      number,
+      number,
+      number,
+      (string | null)[],
+    ];
+    const now = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+    const [next, pause, pauseWhy, last, plan, gwake, gwakeAt] = state;
+    const later = (ms: number) => (ms > now ? ms : null);
+    const gapFrom = Math.max(Number(last ?? 0), Number(plan ?? 0));
+    const gapEnd = gapFrom === 0 ? 0 : gapFrom + this.settings.gapMs + GAP_MARGIN_MS;
+    const pausedUntil = later(Number(pause ?? 0));
+    return {
+      now,
+      inFlight,
+      backlog,
+      waiting: waiting + gwaiting + (gwake ? 1 : 0),
+      nextStartAt: later(Number(next ?? 0)),
+      pausedUntil,
+      pauseWhy: pausedUntil === null ? null : pauseWhy || null,
+      nextGappedAt: later(Math.max(gapEnd, gwake ? Number(gwakeAt ?? 0) : 0)),
+    };
   }
 
   async kick(lanes: string[]): Promise<Wake[]> {
@@ -265,10 +337,11 @@ export class AccountLanes {
   /**
    * A service account was disconnected: its lane's empty keys go, once no job of the lane is
    * unfinished. The lane's state stays: the lane is its platform account's, which other service
-   * accounts may share or connect to again (forget.lua).
+   * accounts may share or connect to again. `forGood` (a webhook endpoint deleted, its jobs removed):
+   * every key of the lane goes at once, its state too (forget.lua).
    */
-  async forget(lane: string): Promise<void> {
-    await this.call('forget', this.laneKeys(lane), [lane]);
+  async forget(lane: string, { forGood = false }: { forGood?: boolean } = {}): Promise<void> {
+    await this.call('forget', this.laneKeys(lane), [lane, forGood ? 1 : 0]);
   }
 
   /** Lanes whose leases are due for a check (crash recovery); see the worker's sweep. */

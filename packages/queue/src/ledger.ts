@@ -1,24 +1,7 @@
+import { releaseHold } from '@cg/store';
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from './keys';
-
-/**
- * Marks a write: KEYS[1] the mark, KEYS[2] the job's BullMQ lock (or none); ARGV[1] the attempt's
- * token, ARGV[2] the mark's lifetime (s), ARGV[3] the lock token the attempt holds. Returns 1 when
- * the mark is the attempt's (new, or already its own), 0 when another attempt's, -1 when the attempt
- * no longer holds the job's lock: its lock lapsed (an event loop stalled past it, a partition), so
- * the stalled-job check may have handed the job to another worker, or will: this attempt must not
- * send.
- */
-const MARK_SCRIPT = `
-if KEYS[2] and redis.call('GET', KEYS[2]) ~= ARGV[3] then return -1 end
-local owner = redis.call('GET', KEYS[1])
-if not owner then
-  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-  return 1
-end
-if owner == ARGV[1] then return 1 end
-return 0
-`;
+import { luaScript } from './scripts';
 
 /** What marking a write came to: `mine` (send it), `other` (another attempt's: outcome unknown), `lockLost`. */
 export type Marked = 'mine' | 'other' | 'lockLost';
@@ -43,7 +26,8 @@ export class WriteLedger {
     private readonly keys: QueueKeys,
     private readonly ttlSeconds: number,
   ) {
-    if (!('ledger_mark' in redis)) redis.defineCommand('ledger_mark', { lua: MARK_SCRIPT });
+    // The number of keys depends on whether the attempt holds a lock, so it is passed with each call.
+    if (!('ledger_mark' in redis)) redis.defineCommand('ledger_mark', { lua: luaScript('ledger-mark', []) });
     this.redis = redis as LedgerRedis;
   }
 
@@ -72,11 +56,6 @@ export class WriteLedger {
 
   /** Removes this attempt's mark (compare and delete, so another attempt's mark stays). */
   async clear(jobId: string, attempt: string): Promise<void> {
-    await this.redis.eval(
-      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-      1,
-      this.keys.sent(jobId),
-      attempt,
-    );
+    await releaseHold(this.redis, this.keys.sent(jobId), attempt);
   }
 }

@@ -21,6 +21,20 @@ export const listenPrefix = (prefix: string) => queueKeys(prefix).bullmqPrefix;
 export const listenJobId = (tenantId: string, accountId: string) =>
   `listen-${createHash('sha256').update(`${tenantId}\n${accountId}`).digest('hex').slice(0, 32)}`;
 
+/**
+ * Whether a listener holds the account now: its listen job is running under a lock (BullMQ's
+ * `<job>:lock`, renewed while its holder lives), one EXISTS.
+ */
+export async function listenHeld(
+  redis: Redis,
+  prefix: string,
+  tenantId: string,
+  accountId: string,
+): Promise<boolean> {
+  const lock = `${listenPrefix(prefix)}:${LISTEN_QUEUE}:${listenJobId(tenantId, accountId)}:lock`;
+  return (await redis.exists(lock)) === 1;
+}
+
 /** Starts and stops the holding of accounts (the worker when an account connects, the API when it goes). */
 export class ListenJobs {
   private readonly queue: Queue<ListenJob>;

@@ -42,6 +42,11 @@ export interface JobPayload {
    * unfinished, or an `Idempotency-Key` replay) shares that job's, the first request's.
    */
   requestId?: string;
+  /**
+   * The id of the API key that queued the job (never the key), for the usage the job's platform
+   * calls count; absent on jobs queued before keys were counted.
+   */
+  keyId?: string;
 }
 
 /** What a finished job returns: the envelope's parts, or the same sealed. */

@@ -15,7 +15,7 @@ import { Coalescer } from './coalesce';
 import { jobCancelled } from './failure';
 import { IdempotencyKeys } from './idempotency';
 import { OPERATIONS_QUEUE, queueKeys } from './keys';
-import { AccountLanes, type Admission, LANE_LEASE_MS, type LaneSettings, type Wake } from './lanes';
+import { type Admission, LANE_LEASE_MS, type LaneSettings, Lanes, type Wake } from './lanes';
 import { type BatchOutcome, type JobPayload, laneOf, type QueuedData, type StoredOutcome } from './payload';
 import {
   ended,
@@ -29,6 +29,7 @@ import {
   type WaitResult,
   within,
 } from './results';
+import { TenantJobs } from './tenant-jobs';
 import { PARK_MS, wakeJobs } from './wake';
 
 /** BullMQ's key prefix of the queue's jobs: `queueKeys(prefix).jobPrefix` (test/e2e/cancel.test.ts imports it). */
@@ -47,6 +48,11 @@ export interface QueueOptions {
   lanes: LaneSettings;
   /** A new job id (`job_…`); a batched request's id is its batch's with `-<n>`. */
   newJobId: () => string;
+  /**
+   * Note each tenant's jobs in its index (`tenantJobs`, `GET /jobs`): the API's queue does; one that
+   * queues jobs of its own (the listener's backfills) does not.
+   */
+  indexJobs?: boolean;
   /** A failure after the requests were accepted (waking other jobs): they are safe; it is logged. */
   onError?: (error: Error) => void;
   /** Told of each request the queue's events say ended (in every process that listens). */
@@ -87,9 +93,11 @@ type Share = { member: Member; jobId: string };
  */
 export class OperationsQueue {
   readonly queue: Queue<QueuedData, StoredOutcome | BatchOutcome>;
-  readonly lanes: AccountLanes;
+  readonly lanes: Lanes;
   /** Callers' `Idempotency-Key`s: which job answers a repeated write. */
   readonly idempotency: IdempotencyKeys;
+  /** Each tenant's recent jobs, newest first (written only with `indexJobs`). */
+  readonly tenantJobs: TenantJobs;
   private readonly events: QueueEvents;
   private readonly waiters = new Waiters();
   /** Requests gather here while the admission of the ones before them is on its way. */
@@ -105,8 +113,9 @@ export class OperationsQueue {
     // Without a listener BullMQ prints each of its connection's errors with console.error: one stack
     // per reconnect attempt while Redis is away, which `watchRedis` already reports once.
     this.queue.on('error', () => undefined);
-    this.lanes = new AccountLanes(options.redis, keys, options.lanes);
+    this.lanes = new Lanes(options.redis, keys, options.lanes);
     this.idempotency = new IdempotencyKeys(options.redis, keys, this.keptSeconds(), LANE_LEASE_MS);
+    this.tenantJobs = new TenantJobs(options.redis, options.prefix, this.keptSeconds() * 1000);
     this.events = this.listen(keys.bullmqPrefix);
   }
 
@@ -313,8 +322,11 @@ export class OperationsQueue {
     const waiters = accepted.map(({ member }) =>
       member.waitMs > 0 ? this.waiters.register(member.jobId) : undefined,
     );
+    // Beside the add (one round trip): an entry whose add fails is left out when the index is read.
+    const indexed = this.index(accepted);
     try {
       await this.queue.addBulk(jobs);
+      await indexed;
     } catch (error) {
       for (const waiter of waiters) waiter?.dispose();
       await this.notAdded(error, { accepted, shares, wakes: admitted.wakes }, batch ? groupId : undefined);
@@ -327,6 +339,19 @@ export class OperationsQueue {
       member.placed({ jobId: member.jobId, shared: false, state, ...(waiter ? { waiter } : {}) });
     });
     this.wakeAfterAdd(admitted.wakes, parkedLanes);
+  }
+
+  /** Notes the accepted requests in their tenants' indexes (`indexJobs`); a failure is only reported. */
+  private index(accepted: Accepted[]): Promise<void> {
+    if (!this.options.indexJobs || accepted.length === 0) return Promise.resolve();
+    const jobs = accepted.map(({ member: { jobId, payload } }) => ({
+      tenantId: payload.tenantId,
+      jobId,
+      op: payload.op,
+      accountId: payload.accountId,
+      at: payload.at,
+    }));
+    return this.tenantJobs.add(jobs).catch((error: unknown) => this.options.onError?.(error as Error));
   }
 
   /**

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-
-const read = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
+import { luaSource } from '@cg/store';
 
 /** What every lane script starts with (lua/prelude.lua says what each gives). */
 const LANE_INCLUDES = ['prelude', 'bullmq', 'lane'];
@@ -11,5 +9,5 @@ const LANE_INCLUDES = ['prelude', 'bullmq', 'lane'];
  * `LANE_INCLUDES`; others name theirs.
  */
 export function luaScript(name: string, includes: string[] = LANE_INCLUDES): string {
-  return [...includes, name].map(read).join('\n');
+  return luaSource(new URL('./lua/', import.meta.url), [...includes, name]);
 }

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { Coalescer } from './coalesce';
-import type { AccountLanes, Claim, ClaimRequest, ReleaseRequest, Wake } from './lanes';
+import type { Claim, ClaimRequest, Lanes, ReleaseRequest, Wake } from './lanes';
 import type { PausedLanes } from './stats';
 import { wakeJobs } from './wake';
 
@@ -13,12 +13,18 @@ const SWEEP_ROUNDS = 10;
  * The worker's side of the lanes: the scripts it calls, each followed by the wake-ups it answered
  * (a waiting job's BullMQ delay set to when it may start), and releases gathered in groups.
  */
+/** What `WorkerLanes.running` runs: a BullMQ worker, or a process's own worker around one. */
+export interface LanesWorker {
+  run(): Promise<void>;
+  close(force?: boolean): Promise<void>;
+}
+
 export class WorkerLanes {
   /** Slots are given back in groups: one release script for what ended together. */
   private readonly releases: Coalescer<ReleaseRequest>;
 
   constructor(
-    private readonly lanes: AccountLanes,
+    private readonly lanes: Lanes,
     /** The queue whose jobs are woken. */
     private readonly queue: Queue,
     private readonly onError?: (error: Error) => void,
@@ -55,11 +61,11 @@ export class WorkerLanes {
     await this.wake(await this.lanes.requeue(lane, jobId, gapped));
   }
 
-  /** The platform rate-limited the account: nothing of its lane starts for `forMs`. */
-  pause(lane: string, forMs: number): Promise<void> {
+  /** The platform rate-limited the account: nothing of its lane starts for `forMs`; `why`, as told. */
+  pause(lane: string, forMs: number, why?: string): Promise<void> {
     // Best effort, beside the pause: only the metrics read it.
     this.paused?.note(lane, forMs).catch((error: unknown) => this.onError?.(error as Error));
-    return this.lanes.pause(lane, forMs);
+    return this.lanes.pause(lane, forMs, why);
   }
 
   /** A gapped job sends another request (after a re-login): the gap counts from now. */
@@ -85,9 +91,27 @@ export class WorkerLanes {
     }
   }
 
-  /** Resolves once every release asked for so far is sent. */
-  drain(): Promise<void> {
-    return this.releases.drain();
+  /**
+   * `worker` run with these lanes swept every `everyMs` beside it (a timer that keeps no process
+   * alive; a failed sweep is reported to `onError` and the next one runs on time). Closing stops the
+   * sweeps, closes the worker, then resolves once every release asked for is sent.
+   */
+  running(worker: LanesWorker, everyMs: number): LanesWorker {
+    let timer: NodeJS.Timeout | undefined;
+    return {
+      run: async () => {
+        timer = setInterval(() => {
+          this.sweep().catch((error: unknown) => this.onError?.(error as Error));
+        }, everyMs);
+        timer.unref();
+        await worker.run();
+      },
+      close: async (force = false) => {
+        clearInterval(timer);
+        await worker.close(force);
+        await this.releases.drain();
+      },
+    };
   }
 
   private wake(wakes: Wake[]): Promise<void> {

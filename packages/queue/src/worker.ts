@@ -12,7 +12,7 @@ import { isBatch, runBatch } from './batch';
 import { type FailureDecision, retryDelay } from './failure';
 import { Gate } from './gate';
 import { OPERATIONS_QUEUE, queueKeys } from './keys';
-import { AccountLanes, type LaneSettings } from './lanes';
+import { type LaneSettings, Lanes } from './lanes';
 import { WriteLedger } from './ledger';
 import type { RunObserver } from './observer';
 import {
@@ -80,7 +80,7 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   });
   queue.on('error', () => undefined); // Redis away: reported once by the process (`watchRedis`)
   const lanes = new WorkerLanes(
-    new AccountLanes(options.redis, keys, options.lanes),
+    new Lanes(options.redis, keys, options.lanes),
     queue,
     options.onError,
     new PausedLanes(options.redis, keys),
@@ -100,22 +100,14 @@ export function startWorker(processor: Processor, options: WorkerOptions): Opera
   };
   const worker = bullmqWorker(runner, keys.bullmqPrefix, options);
   worker.on('failed', (job, error) => releaseStalledOut(job, error, lanes));
-  let sweeper: NodeJS.Timeout | undefined;
+  const running = lanes.running(worker, SWEEP_EVERY_MS);
   return {
     worker,
-    run: async () => {
-      sweeper = setInterval(() => {
-        lanes.sweep().catch((error: unknown) => options.onError?.(error as Error));
-      }, SWEEP_EVERY_MS);
-      sweeper.unref();
-      await worker.run();
-    },
+    run: running.run,
     close: async (force = false) => {
-      clearInterval(sweeper);
       // BullMQ's close answers a second call with the first's promise, so forcing is done here.
       if (force) stopping = true;
-      await worker.close(force);
-      await lanes.drain();
+      await running.close(force);
       await queue.close();
     },
   };
@@ -142,13 +134,16 @@ export function lockTimings(lockMs: number) {
 /** BullMQ's own reason for failing a job taken back from dead workers too often. */
 const STALLED_OUT = 'job stalled more than allowable limit';
 
+/** Whether BullMQ failed a job for stalling too often (without running it: no release follows). */
+export const stalledOut = (error: Error): boolean => error.message === STALLED_OUT;
+
 /**
  * BullMQ fails a job that stalled too often without running it, so no release gives its slot back:
  * it is given back here, at once, instead of when its lease runs out. A batch is left to its lease
  * (its requests that moved out hold slots of their own under the same ids).
  */
 function releaseStalledOut(job: Job<QueuedData> | undefined, error: Error, lanes: WorkerLanes): void {
-  if (job?.id === undefined || error.message !== STALLED_OUT || isBatch(job.data)) return;
+  if (job?.id === undefined || !stalledOut(error) || isBatch(job.data)) return;
   const payload = job.data;
   const lane = laneOf(payload);
   if (lane === undefined) return;

@@ -39,8 +39,12 @@ describe('decideFailure', () => {
       kind: 'retry',
       error: limited,
       pauseLaneMs: 2_000,
+      pauseWhy: unavailable.message,
       clearMark: true,
     });
+    // The pause keeps the reason the error gives, for the account's status.
+    const told = new RetryableError(unavailable, 2_000, true, 'the platform answered 429');
+    expect(decideFailure(attempt(told))).toMatchObject({ pauseWhy: 'the platform answered 429' });
   });
 
   it('fails a retryable failure on the last attempt with its own error, the mark cleared', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileRedis } from '../../../test/support/redis';
 import { queueKeys } from '../src/keys';
-import { AccountLanes, type LaneSettings } from '../src/lanes';
+import { type LaneSettings, Lanes } from '../src/lanes';
 
 // Cancelling a waiting request (cancel.lua), driven step by step on a real Redis. The jobs are
 // BullMQ job hashes holding only what the scripts read (that the job exists, its data), and the
@@ -14,7 +14,7 @@ let lanesUsed = 0;
 
 /** A new lane (one slot unless `more` says), and functions that queue and cancel jobs on it. */
 function lane(more: Partial<LaneSettings> = {}) {
-  const lanes = new AccountLanes(redis, keys, { ...settings, ...more });
+  const lanes = new Lanes(redis, keys, { ...settings, ...more });
   const name = `platform:c${++lanesUsed}`;
   const key = keys.lane(name);
   /** Admitted, then added as the API adds it: delayed unless it may start now. */

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { fileRedis } from '../../../test/support/redis';
 import { queueKeys } from '../src/keys';
-import { AccountLanes, type LaneSettings } from '../src/lanes';
+import { type LaneSettings, Lanes } from '../src/lanes';
 
 // The media-stats gap as the lane scripts keep it, driven step by step on a real Redis. The jobs
 // are BullMQ job hashes holding only what the scripts read (that the job exists, and its data).
@@ -11,7 +11,7 @@ const keys = queueKeys(prefix);
 // A gap longer than the 1 s a slot may be held for a gapped job, so the next one gets a timed wake.
 const GAP_MS = 1_500;
 const settings: LaneSettings = { concurrency: 2, intervalMs: 0, gapMs: GAP_MS, maxBacklog: 100 };
-const lanes = new AccountLanes(redis, keys, settings);
+const lanes = new Lanes(redis, keys, settings);
 let lanesUsed = 0;
 
 /** A new lane and a function that queues a media-stats job on it (admitted, then held by BullMQ). */

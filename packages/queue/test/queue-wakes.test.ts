@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { eventually } from '../../../test/support/processes';
 import { fileRedis, testQueue } from '../../../test/support/redis';
 import { queueKeys } from '../src/keys';
-import { AccountLanes, type LaneSettings } from '../src/lanes';
+import { type LaneSettings, Lanes } from '../src/lanes';
 import type { JobPayload } from '../src/payload';
 import { PARK_MS } from '../src/wake';
 
@@ -45,7 +45,7 @@ describe('OperationsQueue wake-ups', () => {
       letKickGo = resolve;
     });
     try {
-      const lanes = new AccountLanes(redis, keys, settings);
+      const lanes = new Lanes(redis, keys, settings);
       // Another job holds the account's only slot, so the request is admitted to wait...
       const [held] = (await lanes.admit([{ lane: 'acct', jobId: 'holder', gapped: false }])).admissions;
       expect(held).toEqual({ kind: 'ok', delayMs: 0 });

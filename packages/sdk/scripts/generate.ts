@@ -33,10 +33,12 @@ const HEADER =
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** The client's own members beside the operations' methods (src/client.ts `GatewayClient`). */
-const RESERVED = new Set(['paginate', 'pages', 'submit', 'waitForJob']);
+const RESERVED = new Set(['paginate', 'pages', 'submit', 'waitForJob', 'events']);
 
 interface OpenApiOperation {
   operationId?: string;
+  /** How a paged listing is walked (the API's `Paging`): the client's `paginate` and `pages`. */
+  'x-paging'?: unknown;
   parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[];
   requestBody?: { content?: Record<string, unknown> };
   responses?: Record<string, { content?: Record<string, unknown> }>;
@@ -72,12 +74,16 @@ export interface OperationEntry {
   answer: 'json' | 'text' | 'raw';
 }
 
-/** How the success answer of an operation is read, from the media types of its 2xx answers. */
+/**
+ * How the success answer of an operation is read, from the media types of its 2xx answers: an event
+ * stream, which never ends, is left as the raw `Response` (`client.events.stream()` reads it).
+ */
 function answerKind(operation: OpenApiOperation): OperationEntry['answer'] {
   const types = Object.entries(operation.responses ?? {})
     .filter(([status]) => /^2/.test(status))
     .flatMap(([, response]) => Object.keys(response.content ?? {}));
   if (types.length === 0 || types.some((type) => type.includes('json'))) return 'json';
+  if (types.includes('text/event-stream')) return 'raw';
   return types.every((type) => type.startsWith('text/')) ? 'text' : 'raw';
 }
 
@@ -126,12 +132,26 @@ function checkArgumentNames(id: string, path: string, operation: OpenApiOperatio
     throw new Error(`${id} (${path}) has two parameters named ${twice}, or one named body`);
 }
 
-function operationsSource(entries: Record<string, OperationEntry>): string {
+/** The paged operations' `x-paging`, by method name, in the document's order. */
+export function pagingEntries(doc: OpenApiDocument): Record<string, unknown> {
+  const paging: Record<string, unknown> = {};
+  for (const item of Object.values(doc.paths))
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation?.operationId !== undefined && operation['x-paging'] !== undefined)
+        paging[methodName(operation.operationId)] = operation['x-paging'];
+    }
+  return paging;
+}
+
+function operationsSource(entries: Record<string, OperationEntry>, paging: Record<string, unknown>): string {
   return (
     `${HEADER}\n` +
     '/** Every operation of the API, by the client’s method name (`operationId` in camelCase). */\n' +
     `export const OPERATIONS = ${JSON.stringify(entries, null, 2)} as const;\n\n` +
-    'export type OperationName = keyof typeof OPERATIONS;\n'
+    'export type OperationName = keyof typeof OPERATIONS;\n\n' +
+    '/** Where each paged operation’s answer keeps the next page’s position and its items (`x-paging`). */\n' +
+    `export const PAGING = ${JSON.stringify(paging, null, 2)} as const;\n`
   );
 }
 
@@ -167,7 +187,7 @@ export async function generateSdkFiles(): Promise<Record<GeneratedFile, string>>
     'src/schema.ts': formatted('packages/sdk/src/schema.ts', `${HEADER}\n${schema}`),
     'src/operations.ts': formatted(
       'packages/sdk/src/operations.ts',
-      operationsSource(operationEntries(doc, slug)),
+      operationsSource(operationEntries(doc, slug), pagingEntries(doc)),
     ),
   };
 }

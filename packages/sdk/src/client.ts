@@ -1,7 +1,9 @@
 import { GatewayApiError, JobTimeoutError } from './errors.js';
+import { type EventStreamOptions, type StreamedEvent, streamEvents } from './events.js';
 import { idempotencyKey } from './idempotency.js';
 import { OPERATIONS, type OperationName } from './operations.js';
 import { PAGINATION, type PagedOperationName, valueAt } from './pagination.js';
+import { sleep } from './sleep.js';
 import type { AcceptedAnswer, ArgsTuple, At, OperationAnswer, OperationArgs } from './types.js';
 
 export interface PollOptions {
@@ -96,6 +98,15 @@ export type GatewayClient = OperationMethods & {
   };
   /** Follows a job by id until it ends: the status and body of the call that was accepted. */
   waitForJob(jobId: string, options?: { signal?: AbortSignal; poll?: PollOptions }): Promise<unknown>;
+  events: {
+    /**
+     * The tenant's events as they happen (`GET /events/stream`), for `for await`: reconnects by
+     * itself and resumes after the last event it yielded, so each comes once and in order (pass a
+     * kept `cursor` as `after` to resume across runs). Break out of the loop, or abort `signal`, to
+     * close it.
+     */
+    stream(options?: EventStreamOptions): AsyncIterableIterator<StreamedEvent>;
+  };
 };
 
 type ItemsMethod<N extends PagedOperationName> = (
@@ -139,6 +150,7 @@ export function createClient(options: ClientOptions): GatewayClient {
     submit,
     waitForJob: (jobId: string, wait?: { signal?: AbortSignal; poll?: PollOptions }) =>
       transport.waitForJob('job-status', jobId, wait ?? {}),
+    events: { stream: (stream?: EventStreamOptions) => transport.stream(stream ?? {}) },
   } as GatewayClient;
 }
 
@@ -240,6 +252,23 @@ class Transport {
         current = { ...current, cursor: next };
       }
     }
+  }
+
+  /** `GET /events/stream` as events (events.ts), with this client's fetch and headers. */
+  stream(options: EventStreamOptions): AsyncGenerator<StreamedEvent, void, undefined> {
+    const entry = OPERATIONS.eventsStream;
+    return streamEvents(
+      {
+        url: (query) => {
+          const search = query.toString();
+          return `${this.apiRoot}${entry.path}${search === '' ? '' : `?${search}`}`;
+        },
+        fetch: this.fetch,
+        headers: { ...this.options.headers, 'x-api-key': this.options.apiKey },
+        failure: readFailure,
+      },
+      options,
+    );
   }
 
   async *items(name: PagedOperationName, args: Args, options: CallOptions): AsyncGenerator<unknown> {
@@ -374,21 +403,4 @@ function backoffMs(attempt: number): number {
 
 function signalOf(options: { signal?: AbortSignal | undefined }): { signal?: AbortSignal } {
   return options.signal ? { signal: options.signal } : {};
-}
-
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const done = () => {
-      signal?.removeEventListener('abort', abort);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', abort, { once: true });
-  });
 }

@@ -16,6 +16,12 @@ export {
   type WebhookRejection,
   WebhookVerificationError,
 } from './errors.js';
+export {
+  type EventStreamOptions,
+  type SseMessage,
+  SseParser,
+  type StreamedEvent,
+} from './events.js';
 export { idempotencyKey } from './idempotency.js';
 export { OPERATIONS, type OperationName } from './operations.js';
 export { PAGINATION, type PagedOperationName } from './pagination.js';

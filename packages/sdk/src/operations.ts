@@ -589,6 +589,15 @@ export const OPERATIONS = {
     accepts202: false,
     answer: 'json',
   },
+  accountStatus: {
+    id: 'account-status',
+    method: 'GET',
+    path: '/accounts/{accountId}/status',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
   jobStatus: {
     id: 'job-status',
     method: 'GET',
@@ -602,6 +611,15 @@ export const OPERATIONS = {
     id: 'job-cancel',
     method: 'DELETE',
     path: '/jobs/{jobId}',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
+  jobsList: {
+    id: 'jobs-list',
+    method: 'GET',
+    path: '/jobs',
     prefixed: true,
     idempotent: false,
     accepts202: false,
@@ -697,6 +715,87 @@ export const OPERATIONS = {
     accepts202: false,
     answer: 'json',
   },
+  eventsStream: {
+    id: 'events-stream',
+    method: 'GET',
+    path: '/events/stream',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'raw',
+  },
+  keysList: {
+    id: 'keys-list',
+    method: 'GET',
+    path: '/keys',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
+  keysCreate: {
+    id: 'keys-create',
+    method: 'POST',
+    path: '/keys',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
+  keysSelf: {
+    id: 'keys-self',
+    method: 'GET',
+    path: '/keys/self',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
+  keysGet: {
+    id: 'keys-get',
+    method: 'GET',
+    path: '/keys/{keyId}',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
+  keysDelete: {
+    id: 'keys-delete',
+    method: 'DELETE',
+    path: '/keys/{keyId}',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
+  keysUpdate: {
+    id: 'keys-update',
+    method: 'PATCH',
+    path: '/keys/{keyId}',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
+  usageGet: {
+    id: 'usage-get',
+    method: 'GET',
+    path: '/usage',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
+  auditList: {
+    id: 'audit-list',
+    method: 'GET',
+    path: '/audit',
+    prefixed: true,
+    idempotent: false,
+    accepts202: false,
+    answer: 'json',
+  },
   mediaUpload: {
     id: 'media-upload',
     method: 'POST',
@@ -727,3 +826,80 @@ export const OPERATIONS = {
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
+
+/** Where each paged operation’s answer keeps the next page’s position and its items (`x-paging`). */
+export const PAGING = {
+  listsRead: {
+    cursor: ['data', 'data', 'nextCursor'],
+    items: ['data', 'data', 'response'],
+  },
+  chatMediaStats: {
+    cursor: ['data', 'nextCursor'],
+    items: ['data', 'data', 'response', 'data'],
+  },
+  chatsUnread: {
+    cursor: ['data', 'data', 'nextCursor'],
+    items: ['data', 'data', 'response', 'messageInteractions'],
+  },
+  chatsList: {
+    cursor: ['data', 'data', 'nextCursor'],
+    items: ['data', 'data', 'response', 'data'],
+  },
+  chatMessages: {
+    cursor: ['data', 'data', 'response', 'cursor'],
+    items: ['data', 'data', 'response', 'messages'],
+  },
+  chatsTips: {
+    cursor: ['data', 'data', 'nextCursor'],
+    items: ['data', 'data', 'response', 'tips'],
+  },
+  vaultAlbumMedia: {
+    cursor: ['data', 'data', 'response', 'cursor'],
+    items: ['data', 'data', 'response', 'media'],
+  },
+  massMessagesStatsSent: {
+    cursor: ['data', 'data', 'nextCursor'],
+    items: ['data', 'data', 'response', 'messages'],
+  },
+  massMessagesStatsDeleted: {
+    cursor: ['data', 'data', 'nextCursor'],
+    items: ['data', 'data', 'response', 'messages'],
+  },
+  postsWall: {
+    cursor: ['data', 'data', 'nextCursor'],
+    items: ['data', 'data', 'response', 'posts'],
+  },
+  subscribers: {
+    cursor: ['data', 'data', 'response', 'nextCursor'],
+    items: ['data', 'data', 'response', 'subscriptions'],
+  },
+  following: {
+    cursor: ['data', 'data', 'response', 'nextCursor'],
+    items: ['data', 'data', 'response', 'following'],
+  },
+  followers: {
+    cursor: ['data', 'data', 'response', 'nextCursor'],
+    items: ['data', 'data', 'response', 'followers'],
+  },
+  earningsTransactions: {
+    offset: true,
+    total: ['data', 'data', 'response', 'total'],
+    items: ['data', 'data', 'response', 'data'],
+  },
+  jobsList: {
+    cursor: ['data', 'nextCursor'],
+    items: ['data', 'jobs'],
+  },
+  webhooksDeliveries: {
+    cursor: ['data', 'nextCursor'],
+    items: ['data', 'deliveries'],
+  },
+  eventsList: {
+    cursor: ['data', 'nextCursor'],
+    items: ['data', 'events'],
+  },
+  auditList: {
+    cursor: ['data', 'nextCursor'],
+    items: ['data', 'entries'],
+  },
+} as const;

@@ -1037,6 +1037,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/fansly/accounts/{accountId}/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Why an account may not be answering: its connection, queue, realtime and egress
+     * @description Read from the gateway’s own store, no platform call: whether the account is connected or needs a new login, its platform session’s age and last renewal, the latest platform success and failure its requests met, its queue (requests in flight and waiting, the pacing, a pause after a platform 429 and why, the next media-stats slot), whether a listener holds its realtime connection and the latest frame, and the proxy its calls leave through (its password never shown) with its health. A disconnected account is 404 like an unknown one: its record goes with its secrets (GET /events?event=accounts.disconnected tells when).
+     */
+    get: operations['account-status'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/fansly/jobs/{jobId}': {
     parameters: {
       query?: never;
@@ -1053,6 +1073,26 @@ export interface paths {
      * @description A request still waiting (its turn behind the account, pacing, a 429 pause, the media-stats gap, a retry's backoff) leaves its account's queue and ends with 409 JOB_CANCELLED at its status URL, never sent to the platform; cancelling it again answers the same. One a worker has taken or is about to take (its platform call may be on its way), a read in a batch and a finished one are 409 JOB_NOT_CANCELLABLE.
      */
     delete: operations['job-cancel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/fansly/jobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant’s recent jobs, newest first, each with its status
+     * @description Every request the tenant’s keys had accepted within the job retention (JOB_RETENTION_SECONDS), newest first, each with the answer GET /jobs/{jobId} gives. A key of some accounts sees only their jobs. A page holds up to limit jobs; with filters that skip many it may hold fewer (even none) and still name a nextCursor: follow it until it is null.
+     */
+    get: operations['jobs-list'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1180,6 +1220,120 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/fansly/events/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant’s events as they happen (Server-Sent Events)
+     * @description A `text/event-stream` that stays open (docs/api.md “Live events”). Each event is one frame: `id:` its position in the event log (a stream id, also a `GET /events` cursor), `event:` its name, `data:` the envelope `GET /events` lists. Send the last `id:` as `Last-Event-ID` (or `?after=`) to resume: what was stored after it comes first, once and in order, from any API process; without, the stream starts now. A comment `: ping` comes every 15 s (`EVENT_STREAM_HEARTBEAT_MS`). A client with more than 1048576 bytes unread (`EVENT_STREAM_MAX_BUFFER_BYTES`) is disconnected, as are all when the process stops or the key is revoked: reconnect with `Last-Event-ID`, nothing is lost. A key of some accounts receives only their events.
+     */
+    get: operations['events-stream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/fansly/keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant’s API keys (their ids and scopes, never the keys) */
+    get: operations['keys-list'];
+    put?: never;
+    /** Create an API key; the key is shown only in this answer */
+    post: operations['keys-create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/fansly/keys/self': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The calling API key’s own label, scope and limit */
+    get: operations['keys-self'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/fansly/keys/{keyId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One API key’s label, scope and limit */
+    get: operations['keys-get'];
+    put?: never;
+    post?: never;
+    /** Revoke an API key (in effect within 1 s) */
+    delete: operations['keys-delete'];
+    options?: never;
+    head?: never;
+    /** Change an API key’s label, scope or limit (in effect within 1 s) */
+    patch: operations['keys-update'];
+    trace?: never;
+  };
+  '/api/fansly/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Usage per API key or per account, per hour or day
+     * @description Counted per UTC hour by every process (API, workers, webhooks, listeners) and kept 35 days: requests by the class of their answer (429 also on its own), the jobs' platform calls and their errors, outcome-unknown writes, events published, webhook delivery attempts delivered and failed, media bytes uploaded and downloaded. A row is one bucket (hour or day) of one API key or one service account (groupBy): a request counts under its key and its account, a job’s platform calls under the key that queued it, an event under its account and under the key whose request it tells (a job’s end, a connection, a disconnection; the listener’s events have none), a webhook delivery under its event’s account only. A key of every account sees every account’s row (groupBy=account) and, if it is an admin key, every key’s row (groupBy=key); a key of some accounts sees those accounts’ rows, and any key other than an admin key of every account sees only its own key’s row. Each process counts in memory and writes what it counted about once a second (and when it stops), so the figures trail by about a second, and a process that dies without stopping loses at most its last second (while Redis is away, what it counted since; it is written once Redis is back). 400 for a from after to, or more than 35 days back.
+     */
+    get: operations['usage-get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/fansly/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant’s audit log of writes and admin actions, newest first
+     * @description Every write and admin action the API answered (every method but GET, of a known key: operations, connections, disconnections, webhooks), refused ones included, kept 90 days: when, which key (id and label), the operation, the account, the ids it named, its Idempotency-Key, its request id, its status and its job. Never a secret, a password, a code or a message’s text: the ids are an allow-list of id fields, each id-shaped. An admin key sees the entries of the accounts it reaches (a key of every account: all of them); any other key only its own (another keyId is 403). An entry is written just after its answer goes out: one a process could not write before it died is missing.
+     */
+    get: operations['audit-list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/fansly/{accountId}/media/upload': {
     parameters: {
       query?: never;
@@ -1253,6 +1407,7 @@ export interface components {
         | 'TWOFA_TOKEN_EXPIRED'
         | 'TWOFA_REQUIRED'
         | 'UNAUTHORIZED'
+        | 'FORBIDDEN'
         | 'FORBIDDEN_ACTION'
         | 'NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
@@ -1324,6 +1479,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -1410,6 +1566,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -1453,6 +1610,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -1506,11 +1664,20 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description email or username of the platform account */
+          /**
+           * Format: text
+           * @description email or username of the platform account
+           */
           username: string;
-          /** @description platform account password */
+          /**
+           * Format: text
+           * @description platform account password
+           */
           password: string;
-          /** @description display name in the caller’s dashboard */
+          /**
+           * Format: text
+           * @description display name in the caller’s dashboard
+           */
           name: string;
           /** @description ISO 3166-1 alpha-2, capital letters */
           countryCode: string;
@@ -1599,6 +1766,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -1642,6 +1810,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -1691,12 +1860,21 @@ export interface operations {
          *     }
          */
         'application/json': {
+          /** Format: text */
           username: string;
+          /** Format: text */
           password: string;
-          /** @description twofa_token from the /connect response */
+          /**
+           * Format: text
+           * @description twofa_token from the /connect response
+           */
           twoFactorToken: string;
-          /** @description the code from the authenticator app, e-mail or phone */
+          /**
+           * Format: text
+           * @description the code from the authenticator app, e-mail or phone
+           */
           twoFactorCode: string;
+          /** Format: text */
           name: string;
           /** @description ISO 3166-1 alpha-2, capital letters */
           countryCode: string;
@@ -1777,6 +1955,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -1820,6 +1999,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2023,6 +2203,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2066,6 +2247,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2264,6 +2446,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2307,6 +2490,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2505,6 +2689,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2548,6 +2733,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2600,7 +2786,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description name (label) of the list */
+          /**
+           * Format: text
+           * @description name (label) of the list
+           */
           name: string;
         };
       };
@@ -2679,6 +2868,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2724,6 +2914,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2777,9 +2968,15 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description platform account id of the fan */
+          /**
+           * Format: text
+           * @description platform account id of the fan
+           */
           userId: string;
-          /** @description id of the list */
+          /**
+           * Format: text
+           * @description id of the list
+           */
           listId: string;
         };
       };
@@ -2861,6 +3058,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -2906,6 +3104,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3033,6 +3232,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3076,6 +3276,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3257,6 +3458,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3300,6 +3502,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3429,6 +3632,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3472,6 +3676,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3525,7 +3730,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description id of the message */
+          /**
+           * Format: text
+           * @description id of the message
+           */
           messageId: string;
           /** @description reaction type, 1 to 7; 1 is a like */
           type: number;
@@ -3611,6 +3819,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3656,6 +3865,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3709,7 +3919,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description id of the message */
+          /**
+           * Format: text
+           * @description id of the message
+           */
           messageId: string;
           /** @description reaction type, 1 to 7; 1 is a like */
           type: number;
@@ -3795,6 +4008,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -3840,6 +4054,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4083,6 +4298,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4126,6 +4342,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4341,6 +4558,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4384,6 +4602,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4446,7 +4665,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description the message text; not empty or only whitespace */
+          /**
+           * Format: long-text
+           * @description the message text; not empty or only whitespace
+           */
           content: string;
           /** @description vault media ids, or {mediaId, previewId}; strings and objects may be mixed */
           mediaIds?: (
@@ -4464,11 +4686,17 @@ export interface operations {
           price?: number;
           /** @description with subscription: only this tier */
           subscriptionTierId?: string;
-          /** @description display label only */
+          /**
+           * Format: text
+           * @description display label only
+           */
           subscriptionTierName?: string;
           /** @description required with list: members of this fan list */
           listId?: string;
-          /** @description display label only */
+          /**
+           * Format: text
+           * @description display label only
+           */
           listLabel?: string;
           /** @description Unix ms; with limited_time, access from then */
           validAfter?: number;
@@ -4482,11 +4710,17 @@ export interface operations {
             price?: number;
             /** @description with subscription: only this tier */
             subscriptionTierId?: string;
-            /** @description display label only */
+            /**
+             * Format: text
+             * @description display label only
+             */
             subscriptionTierName?: string;
             /** @description required with list: members of this fan list */
             listId?: string;
-            /** @description display label only */
+            /**
+             * Format: text
+             * @description display label only
+             */
             listLabel?: string;
             /** @description Unix ms; with limited_time, access from then */
             validAfter?: number;
@@ -4614,6 +4848,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4659,6 +4894,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4827,6 +5063,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4872,6 +5109,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -4996,6 +5234,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5041,6 +5280,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5172,6 +5412,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5217,6 +5458,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5348,6 +5590,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5393,6 +5636,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5517,6 +5761,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5562,6 +5807,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5697,6 +5943,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5742,6 +5989,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5873,6 +6121,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -5918,6 +6167,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6053,6 +6303,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6096,6 +6347,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6170,10 +6422,10 @@ export interface operations {
           /** @description empty for a direct chat */
           recipients?: unknown[];
           lastMessage?: null;
-          userSettings?: null | {
-            customName?: null | string;
+          userSettings?: {
+            customName?: string | null;
             hidden?: boolean;
-          };
+          } | null;
         };
       };
     };
@@ -6270,6 +6522,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6315,6 +6568,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6371,12 +6625,21 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description id of the payout method */
+          /**
+           * Format: text
+           * @description id of the payout method
+           */
           payoutMethodId: string;
           twofa?: {
-            /** @description the one-time code */
+            /**
+             * Format: text
+             * @description the one-time code
+             */
             code: string;
-            /** @description the token of POST .../twofa/session (the challenge) or of .../twofa/session/verify (the grant); empty: none */
+            /**
+             * Format: text
+             * @description the token of POST .../twofa/session (the challenge) or of .../twofa/session/verify (the grant); empty: none
+             */
             token: string;
           };
         };
@@ -6464,6 +6727,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6509,6 +6773,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6641,6 +6906,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6686,6 +6952,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6740,9 +7007,15 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description token of the OTP challenge */
+          /**
+           * Format: text
+           * @description token of the OTP challenge
+           */
           token: string;
-          /** @description the one-time code */
+          /**
+           * Format: text
+           * @description the one-time code
+           */
           code: string;
           /** @description the channel the code came from, passed to the platform unchanged */
           mode?: string | number;
@@ -6825,6 +7098,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -6870,6 +7144,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7044,6 +7319,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7087,6 +7363,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7224,6 +7501,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7269,6 +7547,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7445,6 +7724,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7488,6 +7768,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7541,10 +7822,17 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description id of the tracking link */
+          /**
+           * Format: text
+           * @description id of the tracking link
+           */
           id: string;
-          /** @description name of the link */
+          /**
+           * Format: text
+           * @description name of the link
+           */
           label?: string;
+          /** Format: long-text */
           description?: string;
         };
       };
@@ -7639,6 +7927,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7684,6 +7973,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7737,8 +8027,12 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description name of the link */
+          /**
+           * Format: text
+           * @description name of the link
+           */
           label: string;
+          /** Format: long-text */
           description?: string;
         };
       };
@@ -7821,6 +8115,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -7866,6 +8161,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -8009,6 +8305,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -8052,6 +8349,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -8114,7 +8412,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description the message text; not empty or only whitespace */
+          /**
+           * Format: long-text
+           * @description the message text; not empty or only whitespace
+           */
           content: string;
           /** @description vault media ids, or {mediaId, previewId}; strings and objects may be mixed */
           mediaIds?: (
@@ -8132,11 +8433,17 @@ export interface operations {
           price?: number;
           /** @description with subscription: only this tier */
           subscriptionTierId?: string;
-          /** @description display label only */
+          /**
+           * Format: text
+           * @description display label only
+           */
           subscriptionTierName?: string;
           /** @description required with list: members of this fan list */
           listId?: string;
-          /** @description display label only */
+          /**
+           * Format: text
+           * @description display label only
+           */
           listLabel?: string;
           /** @description Unix ms; with limited_time, access from then */
           validAfter?: number;
@@ -8150,11 +8457,17 @@ export interface operations {
             price?: number;
             /** @description with subscription: only this tier */
             subscriptionTierId?: string;
-            /** @description display label only */
+            /**
+             * Format: text
+             * @description display label only
+             */
             subscriptionTierName?: string;
             /** @description required with list: members of this fan list */
             listId?: string;
-            /** @description display label only */
+            /**
+             * Format: text
+             * @description display label only
+             */
             listLabel?: string;
             /** @description Unix ms; with limited_time, access from then */
             validAfter?: number;
@@ -8317,6 +8630,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -8362,6 +8676,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -8420,7 +8735,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description the message text; not empty or only whitespace */
+          /**
+           * Format: long-text
+           * @description the message text; not empty or only whitespace
+           */
           content: string;
           /** @description Unix ms; in the future, at most 180 days ahead */
           scheduledFor: number;
@@ -8440,11 +8758,17 @@ export interface operations {
           price?: number;
           /** @description with subscription: only this tier */
           subscriptionTierId?: string;
-          /** @description display label only */
+          /**
+           * Format: text
+           * @description display label only
+           */
           subscriptionTierName?: string;
           /** @description required with list: members of this fan list */
           listId?: string;
-          /** @description display label only */
+          /**
+           * Format: text
+           * @description display label only
+           */
           listLabel?: string;
           /** @description Unix ms; with limited_time, access from then */
           validAfter?: number;
@@ -8458,11 +8782,17 @@ export interface operations {
             price?: number;
             /** @description with subscription: only this tier */
             subscriptionTierId?: string;
-            /** @description display label only */
+            /**
+             * Format: text
+             * @description display label only
+             */
             subscriptionTierName?: string;
             /** @description required with list: members of this fan list */
             listId?: string;
-            /** @description display label only */
+            /**
+             * Format: text
+             * @description display label only
+             */
             listLabel?: string;
             /** @description Unix ms; with limited_time, access from then */
             validAfter?: number;
@@ -8571,6 +8901,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -8616,6 +8947,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -8833,6 +9165,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -8876,6 +9209,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9093,6 +9427,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9136,6 +9471,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9286,6 +9622,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9329,6 +9666,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9394,7 +9732,10 @@ export interface operations {
         'application/json': {
           /** @description one of new_follower, new_subscriber, new_gift_link_subscriber, subscriber_renew, new_gift_link_subscriber_renew, new_tip, disabled */
           triggerType: string;
-          /** @description the message text; not empty or only whitespace */
+          /**
+           * Format: long-text
+           * @description the message text; not empty or only whitespace
+           */
           content: string;
           /** @description seconds between the trigger and the send; default 0 */
           delay?: number;
@@ -9422,11 +9763,17 @@ export interface operations {
           price?: number;
           /** @description with subscription: only this tier */
           subscriptionTierId?: string;
-          /** @description display label only */
+          /**
+           * Format: text
+           * @description display label only
+           */
           subscriptionTierName?: string;
           /** @description required with list: members of this fan list */
           listId?: string;
-          /** @description display label only */
+          /**
+           * Format: text
+           * @description display label only
+           */
           listLabel?: string;
           /** @description Unix ms; with limited_time, access from then */
           validAfter?: number;
@@ -9440,11 +9787,17 @@ export interface operations {
             price?: number;
             /** @description with subscription: only this tier */
             subscriptionTierId?: string;
-            /** @description display label only */
+            /**
+             * Format: text
+             * @description display label only
+             */
             subscriptionTierName?: string;
             /** @description required with list: members of this fan list */
             listId?: string;
-            /** @description display label only */
+            /**
+             * Format: text
+             * @description display label only
+             */
             listLabel?: string;
             /** @description Unix ms; with limited_time, access from then */
             validAfter?: number;
@@ -9567,6 +9920,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9612,6 +9966,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9775,6 +10130,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9820,6 +10176,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -9885,13 +10242,19 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description post text */
+          /**
+           * Format: long-text
+           * @description post text
+           */
           content?: string;
           /** @description vault media ids to attach */
           mediaIds?: string[];
           /** @description true publishes to the For You page */
           postToFYP?: boolean;
-          /** @description preview media id */
+          /**
+           * Format: text
+           * @description preview media id
+           */
           previewId?: string;
           /** @description Unix ms; 0 = now */
           scheduledFor?: number;
@@ -10028,6 +10391,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -10073,6 +10437,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -10194,6 +10559,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -10237,6 +10603,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -10526,6 +10893,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -10569,6 +10937,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -10641,13 +11010,19 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description post text */
+          /**
+           * Format: long-text
+           * @description post text
+           */
           content?: string;
           /** @description vault media ids to attach */
           mediaIds?: string[];
           /** @description true publishes to the For You page */
           postToFYP?: boolean;
-          /** @description preview media id */
+          /**
+           * Format: text
+           * @description preview media id
+           */
           previewId?: string;
           /** @description Unix ms; 0 = now */
           scheduledFor?: number;
@@ -10784,6 +11159,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -10829,6 +11205,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -10987,6 +11364,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -11032,6 +11410,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -11341,6 +11720,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -11384,6 +11764,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -11552,6 +11933,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -11597,6 +11979,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -11881,6 +12264,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -11924,6 +12308,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -12080,6 +12465,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -12125,6 +12511,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -12384,6 +12771,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -12427,6 +12815,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -12605,6 +12994,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -12648,6 +13038,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -12772,6 +13163,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -12815,6 +13207,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13038,6 +13431,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13081,6 +13475,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13236,6 +13631,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13279,6 +13675,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13405,6 +13802,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13448,6 +13846,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13608,6 +14007,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13653,6 +14053,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13781,6 +14182,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13826,6 +14228,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -13961,6 +14364,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14004,6 +14408,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14148,6 +14553,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14191,6 +14597,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14327,6 +14734,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14370,6 +14778,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14498,6 +14907,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14541,6 +14951,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14625,6 +15036,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14668,6 +15080,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14742,6 +15155,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14785,6 +15199,214 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'account-status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        accountId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              accountId: string;
+              connection: {
+                /** @description reauth_required: the stored login no longer works; connect the account again */
+                state: 'connected' | 'reauth_required';
+                /** @description since when: its latest connect, or when it came to need a new login */
+                since: string | null;
+              };
+              session: {
+                /** @description a platform session is stored (none while reauth_required) */
+                present: boolean;
+                /** @description when the session was obtained: the latest connect or re-login */
+                obtainedAt: string | null;
+                /** @description the session’s age */
+                ageSeconds: number | null;
+                /** @description when the workers last renewed an expired session with the stored login */
+                lastReloginAt: string | null;
+              };
+              platform: {
+                /** @description the latest platform call that succeeded (noted at most once a second) */
+                lastSuccessAt: string | null;
+                /** @description the latest platform call that failed */
+                lastFailure: {
+                  /**
+                   * Format: date-time
+                   * @description when
+                   */
+                  at: string;
+                  /** @description the error code its caller was told (Error codes) */
+                  code: string;
+                  message: string;
+                  /** @description the gateway tries such a call again by itself */
+                  retryable: boolean;
+                  /** @description what the platform answered; null when it was not reached (every egress proxy down, …) */
+                  upstream: {
+                    /** @description the platform client’s verdict: rate_limited, unavailable, … */
+                    kind: string;
+                    /** @description the platform’s HTTP status */
+                    status: number | null;
+                  } | null;
+                } | null;
+              };
+              /** @description the account’s queue, shared by every service account of its platform account */
+              lane: {
+                /** @description requests running or about to (at most ACCOUNT_CONCURRENCY) */
+                inFlight: number;
+                /** @description unfinished requests (at most ACCOUNT_MAX_BACKLOG: beyond, 429 RATE_LIMITED) */
+                backlog: number;
+                /** @description of them, those waiting for their turn */
+                waiting: number;
+                /** @description the earliest next start the pacing allows (ACCOUNT_RATE_PER_MINUTE); null: now */
+                nextStartAt: string | null;
+                /** @description nothing of the account starts before then (a platform 429); null: not paused */
+                pausedUntil: string | null;
+                /** @description why it is paused */
+                pauseReason: string | null;
+                /** @description the earliest start of the next media-stats request (MEDIA_STATS_GAP_MS); null: now */
+                nextMediaStatsAt: string | null;
+              };
+              realtime: {
+                /** @description a listener holds the account */
+                held: boolean;
+                /** @description its realtime connection is open and authenticated */
+                connected: boolean;
+                /** @description connected: since when (hand-overs between listeners included); else since when not */
+                since: string | null;
+                /** @description how it last closed: closed, failed, gone (disconnected or reauth_required), rotate, closing, lost */
+                lastCloseReason: string | null;
+                /** @description the latest frame received whose events are published (moved at each ping) */
+                lastFrameAt: string | null;
+              };
+              egress: {
+                country: string;
+                /** @description its calls leave without a proxy */
+                direct: boolean;
+                /** @description the proxy its calls leave through */
+                proxy: {
+                  /** @description host:port */
+                  label: string;
+                  /** @description the proxy’s URL, its password masked (***); null: no longer configured */
+                  url: string | null;
+                  /** @description the country it is configured for */
+                  country: string | null;
+                  /** @description false: EGRESS_PROXIES no longer lists it */
+                  configured: boolean;
+                  /** @description marked down after proxy-layer failures (EGRESS_FAILURES) */
+                  down: boolean;
+                  /** @description left out until then */
+                  downUntil: string | null;
+                } | null;
+              };
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14879,6 +15501,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14922,6 +15545,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -14998,6 +15622,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15041,6 +15666,150 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'jobs-list': {
+    parameters: {
+      query?: {
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        /** @description only this account’s */
+        accountId?: string;
+        /** @description only those waiting, delayed, active, completed, failed */
+        state?: string;
+        /** @description only this operation id’s */
+        operation?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              jobs: {
+                jobId: string;
+                /** @description the operation id it runs */
+                operation: string;
+                /** @description the account it runs on; null for a login (connect, verify-2fa) */
+                accountId: string | null;
+                /** @description waiting, delayed, active, completed, failed */
+                state: string;
+                /**
+                 * Format: date-time
+                 * @description when it was accepted
+                 */
+                submittedAt: string;
+                /** @description what GET /jobs/{jobId} answers for it, its statusCode the HTTP status: the 202 envelope while it waits or runs, then the envelope or the error body the request would have had */
+                answer: unknown;
+              }[];
+              /** @description pass as cursor for the next page; null at the end */
+              nextCursor: string | null;
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15134,6 +15903,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15177,6 +15947,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15213,12 +15984,16 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description https URL receiving the POSTs */
+          /**
+           * Format: text
+           * @description https URL receiving the POSTs; a host that is or resolves to a private, loopback or link-local address is refused, here and at every delivery (README "Webhooks and events")
+           */
           url: string;
           /** @description event names, default every event: messages.received, messages.sent, ppv.purchased, subscriptions.new, tips.received, messages.deleted, messages.read, messages.reaction_added, messages.reaction_removed, users.typing, subscriptions.expired, followers.new, followers.removed, transactions.new, media.purchased, stories.purchased, payouts.created, payouts.updated, posts.created, posts.updated, posts.deleted, posts.pinned, posts.liked, media.liked, accounts.connected, accounts.disconnected, accounts.reauth_required, accounts.authentication_failed, jobs.completed, jobs.failed, webhooks.disabled */
           events?: string[];
           /** @description service account ids of the tenant; default all of the tenant's */
           accountIds?: string[];
+          /** Format: long-text */
           description?: string;
         };
       };
@@ -15282,6 +16057,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15325,6 +16101,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15428,6 +16205,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15471,6 +16249,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15545,6 +16324,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15588,6 +16368,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15626,12 +16407,16 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description https URL receiving the POSTs */
+          /**
+           * Format: text
+           * @description https URL receiving the POSTs; a host that is or resolves to a private, loopback or link-local address is refused, here and at every delivery (README "Webhooks and events")
+           */
           url?: string;
           /** @description event names; null: every event */
           events?: string[] | null;
           /** @description account ids; null: all of the tenant's */
           accountIds?: string[] | null;
+          /** Format: long-text */
           description?: string;
           /** @description false pauses deliveries; true resumes them */
           enabled?: boolean;
@@ -15695,6 +16480,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15738,6 +16524,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15818,6 +16605,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15861,6 +16649,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15935,6 +16724,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -15978,6 +16768,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16035,6 +16826,8 @@ export interface operations {
                 deliveryId: string;
                 eventId: string;
                 event: string;
+                /** @description the event's account; null for an event of the tenant */
+                accountId: string | null;
                 /** @description attempt number of the delivery, from 1 */
                 attempt: number;
                 /** @description delivered (2xx); retrying (another attempt at nextRetryAt); failed (given up) */
@@ -16081,6 +16874,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16124,6 +16918,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16199,6 +16994,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16242,6 +17038,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16337,6 +17134,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16380,6 +17178,1286 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'events-stream': {
+    parameters: {
+      query?: {
+        /** @description comma-separated event names: only these; default every event */
+        events?: string;
+        /** @description only this account’s events */
+        accountId?: string;
+        /** @description resume after this id (a frame’s `id:`); `Last-Event-ID` wins */
+        after?: string;
+      };
+      header?: {
+        /** @description the last `id:` received: resume after it */
+        'last-event-id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Server-Sent Events: `id:` (stream id), `event:` (name) and `data:` (the event envelope) per event; `: ping` comments */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'keys-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              keys: {
+                keyId: string;
+                label: string;
+                /** @description read: GET operations and job status; write: every operation; admin: write, plus keys, webhook endpoints, connecting and disconnecting accounts */
+                access: 'read' | 'write' | 'admin';
+                /** @description service account ids the key reaches; null: every account of the tenant */
+                accounts: string[] | null;
+                /** @description requests a minute (0 = unlimited); null: the gateway's default (API_KEY_RPM_DEFAULT) */
+                rpm: number | null;
+                /** @description Unix ms */
+                createdAt: number;
+              }[];
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'keys-create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "label": "chatter Ana",
+         *       "access": "write",
+         *       "accounts": [
+         *         "acct_8fKq2LmZ4Xw9Ty1Hb3Rc5v"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: text
+           * @description what the key is for, e.g. who holds it
+           */
+          label?: string;
+          /** @description read: GET operations and job status; write: every operation; admin: write, plus keys, webhook endpoints, connecting and disconnecting accounts */
+          access: 'read' | 'write' | 'admin';
+          /** @description service account ids the key reaches; null: every account of the tenant */
+          accounts?: string[] | null;
+          /** @description requests a minute; 0 = unlimited */
+          rpm?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              keyId: string;
+              label: string;
+              /** @description read: GET operations and job status; write: every operation; admin: write, plus keys, webhook endpoints, connecting and disconnecting accounts */
+              access: 'read' | 'write' | 'admin';
+              /** @description service account ids the key reaches; null: every account of the tenant */
+              accounts: string[] | null;
+              /** @description requests a minute (0 = unlimited); null: the gateway's default (API_KEY_RPM_DEFAULT) */
+              rpm: number | null;
+              /** @description Unix ms */
+              createdAt: number;
+              /** @description `cgk_…`: shown only here; only its hash is stored */
+              key: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'keys-self': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              keyId: string;
+              label: string;
+              /** @description read: GET operations and job status; write: every operation; admin: write, plus keys, webhook endpoints, connecting and disconnecting accounts */
+              access: 'read' | 'write' | 'admin';
+              /** @description service account ids the key reaches; null: every account of the tenant */
+              accounts: string[] | null;
+              /** @description requests a minute (0 = unlimited); null: the gateway's default (API_KEY_RPM_DEFAULT) */
+              rpm: number | null;
+              /** @description Unix ms */
+              createdAt: number;
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'keys-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_4Qm8ZtP2xLr6Ks0Wd1Vn3a */
+        keyId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              keyId: string;
+              label: string;
+              /** @description read: GET operations and job status; write: every operation; admin: write, plus keys, webhook endpoints, connecting and disconnecting accounts */
+              access: 'read' | 'write' | 'admin';
+              /** @description service account ids the key reaches; null: every account of the tenant */
+              accounts: string[] | null;
+              /** @description requests a minute (0 = unlimited); null: the gateway's default (API_KEY_RPM_DEFAULT) */
+              rpm: number | null;
+              /** @description Unix ms */
+              createdAt: number;
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'keys-delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_4Qm8ZtP2xLr6Ks0Wd1Vn3a */
+        keyId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              keyId: string;
+              deleted: boolean;
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'keys-update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_4Qm8ZtP2xLr6Ks0Wd1Vn3a */
+        keyId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "access": "read"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: text
+           * @description what the key is for, e.g. who holds it
+           */
+          label?: string;
+          /** @description read: GET operations and job status; write: every operation; admin: write, plus keys, webhook endpoints, connecting and disconnecting accounts */
+          access?: 'read' | 'write' | 'admin';
+          /** @description service account ids the key reaches; null: every account of the tenant */
+          accounts?: string[] | null;
+          /** @description requests a minute; 0 = unlimited */
+          rpm?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              keyId: string;
+              label: string;
+              /** @description read: GET operations and job status; write: every operation; admin: write, plus keys, webhook endpoints, connecting and disconnecting accounts */
+              access: 'read' | 'write' | 'admin';
+              /** @description service account ids the key reaches; null: every account of the tenant */
+              accounts: string[] | null;
+              /** @description requests a minute (0 = unlimited); null: the gateway's default (API_KEY_RPM_DEFAULT) */
+              rpm: number | null;
+              /** @description Unix ms */
+              createdAt: number;
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'usage-get': {
+    parameters: {
+      query?: {
+        /** @description default: 24 h before to (at most 35 days back) */
+        from?: string;
+        /** @description default: now */
+        to?: string;
+        /** @example account */
+        groupBy?: 'key' | 'account';
+        /** @example day */
+        bucket?: 'hour' | 'day';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              /**
+               * Format: date-time
+               * @description the range’s start, as applied
+               */
+              from: string;
+              /**
+               * Format: date-time
+               * @description the range’s end, as applied
+               */
+              to: string;
+              groupBy: 'key' | 'account';
+              bucket: 'hour' | 'day';
+              /** @description oldest bucket first, then by id */
+              rows: {
+                /**
+                 * Format: date-time
+                 * @description when the bucket starts (UTC hour or day)
+                 */
+                start: string;
+                /** @description the API key id (groupBy=key) or service account id (groupBy=account); null: counted without one (events and deliveries have no key; requests without an account) */
+                id: string | null;
+                /** @description requests answered below 400 */
+                requests2xx: number;
+                /** @description requests answered 4xx (429s included) */
+                requests4xx: number;
+                /** @description requests answered 429 (also in requests4xx) */
+                requests429: number;
+                /** @description requests answered 5xx */
+                requests5xx: number;
+                /** @description calls sent to the platform (its API and media hosts) by the jobs */
+                platformCalls: number;
+                /** @description of those, calls that failed (an error status, a timeout, a lost connection) */
+                platformErrors: number;
+                /** @description writes that ended outcome unknown (maybe applied) */
+                outcomeUnknown: number;
+                /** @description events stored in the event log */
+                eventsPublished: number;
+                /** @description webhook delivery attempts answered 2xx */
+                webhooksDelivered: number;
+                /** @description webhook delivery attempts that failed (retried or given up) */
+                webhooksFailed: number;
+                /** @description bytes of the media files uploaded */
+                mediaBytesUp: number;
+                /** @description bytes of the media files downloaded */
+                mediaBytesDown: number;
+              }[];
+              /** @description the sum of the rows */
+              totals: {
+                /** @description requests answered below 400 */
+                requests2xx: number;
+                /** @description requests answered 4xx (429s included) */
+                requests4xx: number;
+                /** @description requests answered 429 (also in requests4xx) */
+                requests429: number;
+                /** @description requests answered 5xx */
+                requests5xx: number;
+                /** @description calls sent to the platform (its API and media hosts) by the jobs */
+                platformCalls: number;
+                /** @description of those, calls that failed (an error status, a timeout, a lost connection) */
+                platformErrors: number;
+                /** @description writes that ended outcome unknown (maybe applied) */
+                outcomeUnknown: number;
+                /** @description events stored in the event log */
+                eventsPublished: number;
+                /** @description webhook delivery attempts answered 2xx */
+                webhooksDelivered: number;
+                /** @description webhook delivery attempts that failed (retried or given up) */
+                webhooksFailed: number;
+                /** @description bytes of the media files uploaded */
+                mediaBytesUp: number;
+                /** @description bytes of the media files downloaded */
+                mediaBytesDown: number;
+              };
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+    };
+  };
+  'audit-list': {
+    parameters: {
+      query?: {
+        /** @description only this account’s */
+        accountId?: string;
+        /** @description only this key’s */
+        keyId?: string;
+        /** @description only this operation id */
+        operation?: string;
+        /** @description only entries at or after this time */
+        from?: string;
+        /** @description only entries at or before this time */
+        to?: string;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            data: {
+              entries: {
+                /** @description the entry’s id in the log */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description when the request was answered
+                 */
+                at: string;
+                /** @description the API key that made the request */
+                keyId: string;
+                /** @description its label then */
+                keyLabel: string;
+                /** @description the route’s operation id */
+                operation: string;
+                method: string;
+                /** @description the route’s pattern, e.g. /api/fansly/:accountId/chats/:chatId/messages */
+                route: string;
+                /** @description the service account it acted on */
+                accountId: string | null;
+                /** @description the ids the request named, from its path and its body’s id fields (chatId, listId, postId, userId, …); never text */
+                targets: {
+                  [key: string]: string | string[];
+                };
+                /** @description its Idempotency-Key */
+                idempotencyKey: string | null;
+                /** @description its X-Request-Id */
+                requestId: string;
+                /** @description the HTTP status it was answered with */
+                status: number;
+                /** @description the job that ran it (or runs it, after a 202) */
+                jobId: string | null;
+              }[];
+              /** @description pass as cursor for older entries; null at the end */
+              nextCursor: string | null;
+            };
+            /** Format: date-time */
+            timestamp: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '4XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'FORBIDDEN_ACTION'
+              | 'NOT_FOUND'
+              | 'METHOD_NOT_ALLOWED'
+              | 'REQUEST_TIMEOUT'
+              | 'REAUTH_REQUIRED'
+              | 'ACCOUNT_REQUIRED'
+              | 'CONFLICT'
+              | 'IDEMPOTENCY_KEY_IN_USE'
+              | 'JOB_CANCELLED'
+              | 'JOB_NOT_CANCELLABLE'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'IDEMPOTENCY_KEY_REUSED'
+              | 'HEADERS_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'INTERNAL'
+              | 'UPSTREAM_ERROR'
+              | 'UPSTREAM_OUTCOME_UNKNOWN'
+              | 'JOB_FAILED'
+              | 'UPSTREAM_UNAVAILABLE'
+              | 'SERVICE_UNAVAILABLE';
+            requestId?: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      '5XX': {
+        headers: {
+          /** @description seconds to wait before asking again: on 429 `RATE_LIMITED`, on 503 answers, and on the 409 of an `Idempotency-Key` whose first request is being queued */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            statusCode: number;
+            message: string;
+            error: string;
+            code:
+              | 'BAD_REQUEST'
+              | 'INVALID_CREDENTIALS'
+              | 'INVALID_2FA_CODE'
+              | 'TWOFA_TOKEN_EXPIRED'
+              | 'TWOFA_REQUIRED'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16457,6 +18535,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16500,6 +18579,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16624,6 +18704,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16667,6 +18748,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16747,6 +18829,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'
@@ -16790,6 +18873,7 @@ export interface operations {
               | 'TWOFA_TOKEN_EXPIRED'
               | 'TWOFA_REQUIRED'
               | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
               | 'FORBIDDEN_ACTION'
               | 'NOT_FOUND'
               | 'METHOD_NOT_ALLOWED'

@@ -1,8 +1,9 @@
 import type { Keyring } from '@cg/secrets';
 import type { Redis } from 'ioredis';
-import { releaseHold } from './holds';
+import { extendHold, releaseHold } from './holds';
 import { isAccountId, newId, sha256 } from './ids';
 import type { StoreKeys } from './keys';
+import { defineScripts, type Scripted } from './lua';
 import { scanKeys } from './redis';
 
 export type AccountStatus = 'connected' | 'reauth_required';
@@ -96,11 +97,20 @@ const PENDING_TWOFA_TTL_SECONDS = 600;
  * account id as context, so a sealed blob copied onto another account will not open.
  */
 export class AccountStore {
+  private readonly scripts: Scripted<'save_session' | 'mark_reauth' | 'move_egress' | 'move_mark'>;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: StoreKeys,
     private readonly keyring: Keyring,
-  ) {}
+  ) {
+    this.scripts = defineScripts(redis, new URL('./lua/', import.meta.url), {
+      'save-session': 1,
+      'mark-reauth': 1,
+      'move-egress': 1,
+      'move-mark': 1,
+    });
+  }
 
   /**
    * Stores a connected account. Connecting the same platform account again for the same tenant keeps
@@ -130,6 +140,9 @@ export class AccountStore {
       ...stringify(record),
       credentials: this.keyring.sealJson(input.credentials, context),
       session: this.keyring.sealJson(input.session, context),
+      // `GET /accounts/{id}/status`: connected since now, with a session obtained now.
+      [STATUS_AT]: String(now),
+      [SESSION_AT]: String(now),
     });
     if (input.jobIds?.length) write.rpush(jobsKey, ...input.jobIds).ltrim(jobsKey, -MAX_CONNECT_JOBS, -1);
     await write
@@ -168,6 +181,37 @@ export class AccountStore {
     return statuses.map((status) => status === 'connected');
   }
 
+  /**
+   * The record with what `GET /accounts/{id}/status` tells of its connection and session, in one
+   * round trip, no secret opened: since when its status holds, when its session was obtained and last
+   * renewed, whether it has one, and its realtime mark. Times are Unix ms, null where never written
+   * (an account connected before they were kept).
+   */
+  async statusOf(tenantId: string, accountId: string): Promise<AccountStatusTimes | null> {
+    if (!isAccountId(accountId)) return null;
+    const key = this.keys.account(tenantId, accountId);
+    const replies = (await this.redis
+      .pipeline()
+      .hmget(key, ...RECORD_FIELDS, STATUS_AT, SESSION_AT, RELOGIN_AT, REALTIME_MARK)
+      .hexists(key, 'session')
+      .exec()) as [Error | null, unknown][] | null;
+    const [fields, hasSession] = (replies ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    }) as [(string | null)[], number];
+    const record = parseRecord(fields.slice(0, RECORD_FIELDS.length));
+    if (!record) return null;
+    const [statusAt, sessionAt, reloginAt, mark] = fields.slice(RECORD_FIELDS.length).map(msOrNull);
+    return {
+      record,
+      statusAt: statusAt ?? null,
+      sessionAt: sessionAt ?? null,
+      reloginAt: reloginAt ?? null,
+      hasSession: hasSession === 1,
+      realtimeMark: mark ?? null,
+    };
+  }
+
   /** The record and its platform session in one read (what the worker needs for each job). */
   async getWithSession(
     tenantId: string,
@@ -188,9 +232,13 @@ export class AccountStore {
     };
   }
 
-  /** The tenant's oldest connected account, reading records only until one is found. */
-  async firstConnected(tenantId: string): Promise<AccountRecord | null> {
-    for (const id of await this.redis.zrange(this.keys.tenantAccounts(tenantId), 0, -1)) {
+  /**
+   * The tenant's oldest connected account (of `among`, when given), reading records only until one
+   * is found.
+   */
+  async firstConnected(tenantId: string, among?: readonly string[]): Promise<AccountRecord | null> {
+    const ids = await this.redis.zrange(this.keys.tenantAccounts(tenantId), 0, -1);
+    for (const id of among === undefined ? ids : ids.filter((id) => among.includes(id))) {
       const record = await this.get(tenantId, id);
       if (record?.status === 'connected') return record;
     }
@@ -209,6 +257,16 @@ export class AccountStore {
       if (key.startsWith(head) && key.endsWith(tail))
         found.add(key.slice(head.length, key.length - tail.length));
     return [...found];
+  }
+
+  /**
+   * The tenant's account named by its service account id or, as a public client of the imitated
+   * service holds it, by its platform account id (digits): never another tenant's.
+   */
+  async find(tenantId: string, id: string): Promise<AccountRecord | null> {
+    if (!/^\d{1,20}$/.test(id)) return this.get(tenantId, id);
+    const accountId = await this.redis.hget(this.keys.tenantByPlatformId(tenantId), id);
+    return accountId === null ? null : this.get(tenantId, accountId);
   }
 
   async list(tenantId: string): Promise<AccountRecord[]> {
@@ -250,14 +308,25 @@ export class AccountStore {
   /** Writes only if the account still exists (a disconnect may have raced the worker); says whether. */
   async saveSession(tenantId: string, accountId: string, session: PlatformSessionState): Promise<boolean> {
     const key = this.keys.account(tenantId, accountId);
-    const saved = await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end redis.call('HSET', KEYS[1], 'session', ARGV[1], 'status', 'connected', 'updatedAt', ARGV[2]) return 1",
-      1,
-      key,
-      this.keyring.sealJson(session, accountId),
-      String(Date.now()),
-    );
+    const saved = await this.scripts.save_session(key, this.keyring.sealJson(session, accountId), Date.now());
     return saved === 1;
+  }
+
+  /**
+   * The account's realtime mark (Unix ms): every frame its realtime connection received until then
+   * is published. 0 before any; a listener's backfill reads from there on.
+   */
+  async realtimeMark(tenantId: string, accountId: string): Promise<number> {
+    if (!isAccountId(accountId)) return 0;
+    return Number(await this.redis.hget(this.keys.account(tenantId, accountId), REALTIME_MARK));
+  }
+
+  /**
+   * Moves the realtime mark forward to `ms` (never back: a holder that lost the account a moment ago
+   * may still write an older one), in the record's one field, only while the account exists.
+   */
+  async moveRealtimeMark(tenantId: string, accountId: string, ms: number): Promise<void> {
+    await this.scripts.move_mark(this.keys.account(tenantId, accountId), REALTIME_MARK, ms);
   }
 
   /**
@@ -266,17 +335,7 @@ export class AccountStore {
    */
   async markReauthRequired(tenantId: string, accountId: string, sealedSession: string): Promise<boolean> {
     const key = this.keys.account(tenantId, accountId);
-    const marked = await this.redis.eval(
-      `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-       if (redis.call('HGET', KEYS[1], 'session') or '') ~= ARGV[2] then return 0 end
-       redis.call('HDEL', KEYS[1], 'session')
-       redis.call('HSET', KEYS[1], 'status', 'reauth_required', 'updatedAt', ARGV[1])
-       return 1`,
-      1,
-      key,
-      String(Date.now()),
-      sealedSession,
-    );
+    const marked = await this.scripts.mark_reauth(key, Date.now(), sealedSession);
     return marked === 1;
   }
 
@@ -292,13 +351,7 @@ export class AccountStore {
 
   /** Keeps `owner`'s hold for another `ms` (a login slower than the hold's first term). */
   async extendRelogin(tenantId: string, accountId: string, owner: string, ms: number): Promise<void> {
-    await this.redis.eval(
-      "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end",
-      1,
-      this.keys.accountRelogin(tenantId, accountId),
-      owner,
-      String(ms),
-    );
+    await extendHold(this.redis, this.keys.accountRelogin(tenantId, accountId), owner, ms);
   }
 
   async unlockRelogin(tenantId: string, accountId: string, owner: string): Promise<void> {
@@ -315,18 +368,12 @@ export class AccountStore {
     fromId: string,
     to: EgressChoice,
   ): Promise<string | null> {
-    const now = await this.redis.eval(
-      `if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-       local current = redis.call('HGET', KEYS[1], 'egressId') or ''
-       if current ~= ARGV[1] then return current end
-       redis.call('HSET', KEYS[1], 'egressId', ARGV[2], 'egressLabel', ARGV[3], 'updatedAt', ARGV[4])
-       return ARGV[2]`,
-      1,
+    const now = await this.scripts.move_egress(
       this.keys.account(tenantId, accountId),
       fromId,
       to?.id ?? '',
       to?.label ?? '',
-      String(Date.now()),
+      Date.now(),
     );
     if (typeof now !== 'string') return null;
     await this.countEgress(tenantId, accountId, now);
@@ -334,7 +381,7 @@ export class AccountStore {
   }
 
   /**
-   * The proxies' load (`EgressStore.load`), in a slot of its own: written after the record, and
+   * The proxies' load (platform-access `ProxyHealth.load`), in a slot of its own: written after the record, and
    * idempotent, so a retried connect or move counts once.
    */
   private async countEgress(tenantId: string, accountId: string, proxyId: string): Promise<void> {
@@ -349,7 +396,11 @@ export class AccountStore {
     if (!record) return null;
     await this.redis
       .multi()
-      .del(this.keys.account(tenantId, accountId), this.keys.accountJobs(tenantId, accountId))
+      .del(
+        this.keys.account(tenantId, accountId),
+        this.keys.accountJobs(tenantId, accountId),
+        this.keys.accountHealth(tenantId, accountId),
+      )
       .zrem(this.keys.tenantAccounts(tenantId), accountId)
       .hdel(this.keys.tenantByPlatformId(tenantId), record.platformAccountId)
       .exec();
@@ -406,6 +457,33 @@ export class AccountStore {
     await this.redis.del(this.keys.pendingTwofa(tenantId, hash), this.keys.pendingTwofaJobs(tenantId, hash));
   }
 }
+
+/** The field of the account's hash holding its realtime mark (`realtimeMark`), beside the record. */
+const REALTIME_MARK = 'realtimeMark';
+/**
+ * Fields beside the record for `statusOf` (Unix ms): since when its status holds (set by a connect and
+ * by mark-reauth.lua), when its session was obtained (a connect, save-session.lua) and last renewed by
+ * a re-login (save-session.lua).
+ */
+const STATUS_AT = 'statusAt';
+const SESSION_AT = 'sessionAt';
+const RELOGIN_AT = 'reloginAt';
+
+/** What `AccountStore.statusOf` reads: the record, and times in Unix ms (null: never written). */
+export interface AccountStatusTimes {
+  record: AccountRecord;
+  statusAt: number | null;
+  sessionAt: number | null;
+  reloginAt: number | null;
+  /** Whether a platform session is stored (none once the account needs a new login). */
+  hasSession: boolean;
+  realtimeMark: number | null;
+}
+
+const msOrNull = (value: string | null) => {
+  const ms = Number(value);
+  return value === null || value === '' || !Number.isFinite(ms) || ms <= 0 ? null : ms;
+};
 
 const RECORD_FIELDS = [
   'accountId',

@@ -1,4 +1,5 @@
 import type { StoreKeys } from './keys';
+import { defineScripts, type Scripted } from './lua';
 import type { Redis } from './redis';
 
 /** How often an operations worker reports that it is alive. */
@@ -6,35 +7,26 @@ export const HEARTBEAT_EVERY_MS = 5_000;
 /** A worker not heard from this long is taken for gone (three beats missed: one late beat is not). */
 export const HEARTBEAT_STALE_MS = 15_000;
 
-/** Records a beat at Redis' clock and forgets workers silent for long; the ZSET expires with the last. */
-const BEAT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-`;
-
-/** Counts the beats of the last `ARGV[1]` ms, at the same clock the beats were recorded with. */
-const RECENT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZCOUNT', KEYS[1], now - tonumber(ARGV[1]), '+inf')
-`;
-
 /**
  * Which operations workers are alive, for the API's readiness (`/readyz`): each worker beats every
  * `HEARTBEAT_EVERY_MS` into one ZSET (worker id → last beat), and removes itself when it stops.
  */
 export class WorkerHeartbeats {
+  private readonly scripts: Scripted<'heartbeat' | 'recent_beats'>;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: StoreKeys,
-  ) {}
+  ) {
+    this.scripts = defineScripts(redis, new URL('./lua/', import.meta.url), {
+      heartbeat: 1,
+      'recent-beats': 1,
+    });
+  }
 
   async beat(workerId: string): Promise<void> {
     // Kept 4 × the staleness: long enough to tell "stale" from "never", short enough to stay small.
-    await this.redis.eval(BEAT, 1, this.keys.workerBeats(), workerId, 4 * HEARTBEAT_STALE_MS);
+    await this.scripts.heartbeat(this.keys.workerBeats(), workerId, 4 * HEARTBEAT_STALE_MS);
   }
 
   async remove(workerId: string): Promise<void> {
@@ -43,7 +35,7 @@ export class WorkerHeartbeats {
 
   /** Workers that beat within `HEARTBEAT_STALE_MS`. */
   async recent(): Promise<number> {
-    return Number(await this.redis.eval(RECENT, 1, this.keys.workerBeats(), HEARTBEAT_STALE_MS));
+    return Number(await this.scripts.recent_beats(this.keys.workerBeats(), HEARTBEAT_STALE_MS));
   }
 
   /**

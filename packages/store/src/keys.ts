@@ -8,6 +8,8 @@ export function storeKeys(prefix: string) {
   return {
     apiKey: (hash: string) => `${prefix}:{keys}:apikey:${hash}`,
     apiKeyIndex: () => `${prefix}:{keys}:apikeys`,
+    /** Moved by every change of a key's scope or removal: what a guarded change WATCHes. */
+    apiKeysVersion: () => `${prefix}:{keys}:apikeys:version`,
     /**
      * Where an earlier version kept API keys (each in a slot of its own): still read and revoked,
      * never written, so keys made before an upgrade keep working, on the old processes of a rolling
@@ -26,7 +28,17 @@ export function storeKeys(prefix: string) {
      */
     accountWindow: (tenantId: string, accountId: string, name: string) =>
       `${tenant(tenantId)}:acct:${accountId}:window:${name}`,
+    /**
+     * What the gateway saw of an account's platform calls and realtime connection (`AccountHealthStore`):
+     * written only while the account's record exists, removed with it.
+     */
+    accountHealth: (tenantId: string, accountId: string) => `${tenant(tenantId)}:acct:${accountId}:health`,
     tenantAccounts: (tenantId: string) => `${tenant(tenantId)}:accts`,
+    /**
+     * The tenant's recent jobs, `GET /jobs` (packages/queue `TenantJobs`): ZSET `<jobId> <op> <accountId>`
+     * → submit time (ms), trimmed to the job retention.
+     */
+    tenantJobs: (tenantId: string) => `${tenant(tenantId)}:jobs`,
     tenantByPlatformId: (tenantId: string) => `${tenant(tenantId)}:byplatform`,
     pendingTwofa: (tenantId: string, tokenHash: string) => `${tenant(tenantId)}:tfa:${tokenHash}`,
     /** The connect job and the second-factor attempts of a pending connection. */
@@ -42,6 +54,13 @@ export function storeKeys(prefix: string) {
     authFailures: (address: string) => `${prefix}:{authfail:${address}}`,
     /** The operations workers alive: worker id → the last beat (ms), one ZSET (`WorkerHeartbeats`). */
     workerBeats: () => `${prefix}:{workers}:beats`,
+    /**
+     * A tenant's usage in one clock hour (`hour`: Unix ms / 3,600,000), one HASH: `<process>|<dim>:<id>:<counter>`
+     * → that process's count so far (usage.ts). Expires 35 days after the hour.
+     */
+    usageHour: (tenantId: string, hour: number) => `${tenant(tenantId)}:usage:${hour}`,
+    /** A tenant's audit log (audit.ts): a STREAM of its writes and admin actions, trimmed to 90 days. */
+    auditLog: (tenantId: string) => `${tenant(tenantId)}:audit`,
   };
 }
 export type StoreKeys = ReturnType<typeof storeKeys>;

@@ -125,15 +125,60 @@ function unfollow(ctx: ApiContext): FollowRecord {
 }
 
 export const accountRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/account', auth: 'session', handler: accountsByIds },
-  { method: 'GET', path: '/account/me', auth: 'session', handler: me },
-  { method: 'GET', path: '/account/walls', auth: 'session', handler: walls },
-  { method: 'GET', path: '/account/:accountId/following', auth: 'session', handler: following },
-  { method: 'GET', path: '/account/:accountId/followersnew', auth: 'session', handler: followers },
-  { method: 'POST', path: '/account/:accountId/followers', auth: 'session', write: true, handler: follow },
+  {
+    method: 'GET',
+    path: '/account',
+    summary:
+      "Profiles of 1 to 100 platform account ids (else 400 code 10): creators, their fans, the other profiles. In request order; unknown ids skipped, duplicates once. Without `ids`, `usernames=<csv>` (1 to 100) looks them up by username, exact and any case: creators, the sandbox accounts' fans (not the extra creators'), the other profiles.",
+    auth: 'session',
+    handler: accountsByIds,
+  },
+  {
+    method: 'GET',
+    path: '/account/me',
+    summary:
+      "`{account}`: the creator's own profile, with walls and tiers; `pinnedPosts` lists posts created with `pinned`.",
+    auth: 'session',
+    handler: me,
+  },
+  {
+    method: 'GET',
+    path: '/account/walls',
+    summary: '`{accountId, walls}`, walls by `pos`.',
+    auth: 'session',
+    handler: walls,
+  },
+  {
+    method: 'GET',
+    path: '/account/:accountId/following',
+    summary:
+      '`[{accountId}]`: the accounts a sandbox creator follows (seeded fans, then its own follows first), most recent first; `limit`/`offset` paging; `before`/`after` checked, not used. A fan or other profile follows nobody (`[]`); an unknown id: 404.',
+    auth: 'session',
+    handler: following,
+  },
+  {
+    method: 'GET',
+    path: '/account/:accountId/followersnew',
+    summary:
+      "`{followers: [{id, followerId, createdAt}], aggregationData: {accounts}}`: the creator's followers, newest first, each profile with `followsYou` (the creator follows them back); `limit`/`offset`. Another account than the caller's own: 404.",
+    auth: 'session',
+    handler: followers,
+  },
+  {
+    method: 'POST',
+    path: '/account/:accountId/followers',
+    summary:
+      '**GUESS** (the answer). The creator follows the account, no body → the relation `{id, followerId (the creator), accountId, createdAt}`; already followed: the standing relation unchanged. It then heads `/following`. Unknown account: 404; the creator itself: 400 code 10.',
+    auth: 'session',
+    write: true,
+    handler: follow,
+  },
   {
     method: 'POST',
     path: '/account/:accountId/followers/remove',
+
+    summary:
+      '**GUESS** (the answer). The creator stops following the account → the removed relation; it leaves `/following`. Not followed: 403 code 20; unknown account: 404; the creator itself: 400 code 10.',
     auth: 'session',
     write: true,
     handler: unfollow,

@@ -73,9 +73,43 @@ function verifyStepUp(ctx: ApiContext): unknown {
 }
 
 export const authRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/device/id', auth: 'none', handler: (ctx) => ctx.core.world.ids.next(Kind.device) },
-  { method: 'POST', path: '/login', auth: 'login', handler: login },
-  { method: 'POST', path: '/login/twofa', auth: 'twofa', handler: loginTwofa },
-  { method: 'POST', path: '/twofa/session', auth: 'session', handler: startStepUp },
-  { method: 'POST', path: '/twofa/session/verify', auth: 'session', handler: verifyStepUp },
+  {
+    method: 'GET',
+    path: '/device/id',
+    summary: 'A fresh device id (a snowflake string) at each call.',
+    auth: 'none',
+    handler: (ctx) => ctx.core.world.ids.next(Kind.device),
+  },
+  {
+    method: 'POST',
+    path: '/login',
+    summary:
+      '`{username (or e-mail), password, deviceId?}` → `{session}`, or for a second-factor account `{twofa: {token, email}}` (e-mail masked), no session. Missing field: 400 code 10; wrong credentials: 400 code 1.',
+    auth: 'login',
+    handler: login,
+  },
+  {
+    method: 'POST',
+    path: '/login/twofa',
+    summary:
+      '`{token, code}` (code a string or a number) → the session itself. Wrong code: 400 code 2, the token stays usable; unknown, expired (`twofaTokenTtlMs`) or already used token: 400 code 3.',
+    auth: 'twofa',
+    handler: loginTwofa,
+  },
+  {
+    method: 'POST',
+    path: '/twofa/session',
+    summary:
+      "**GUESS.** A sensitive-action challenge: `{useEmailTwoFAFallback?}` (a boolean; else 400 code 10) → `{token, type, email}`: `type` 0 (the app, `email` null), or 2 by e-mail (the masked address). Its code is the account's login code (fixtures `twofaCode`). An account without a second factor: 403 code 20.",
+    auth: 'session',
+    handler: startStepUp,
+  },
+  {
+    method: 'POST',
+    path: '/twofa/session/verify',
+    summary:
+      "**GUESS** (the answer). `{token, code, mode?}` → `{token}`: a grant a payout deletion takes once as `twofa.token` with the same code. The challenge is spent; unknown or another account's: 404; expired (`twofaTokenTtlMs`): 400 code 3; wrong code: 400 code 2, the challenge stays usable; an account without a second factor: 403 code 20.",
+    auth: 'session',
+    handler: verifyStepUp,
+  },
 ];

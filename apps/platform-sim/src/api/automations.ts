@@ -8,7 +8,7 @@ import {
   KNOWN_TRIGGER_CODES,
   RENEW_TRIGGER_CODES,
 } from '../world/automations';
-import { messageBody } from './chats';
+import { messageBody } from './message-body';
 import type { ApiContext, ApiRoute } from './types';
 
 function automations(ctx: ApiContext): Automations {
@@ -100,10 +100,20 @@ function deleteAutomatedMessage(ctx: ApiContext): unknown {
 }
 
 export const automationRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/message/automated', auth: 'session', handler: listAutomatedMessages },
+  {
+    method: 'GET',
+    path: '/message/automated',
+    summary:
+      "The creator's automated-message rules, a bare array, oldest first: `{id, accountId, triggerType, triggerMetadata` (JSON text)`, delay, cooldown` (seconds)`, messageTemplate: {type, content, attachments, senderId}}`.",
+    auth: 'session',
+    handler: listAutomatedMessages,
+  },
   {
     method: 'POST',
     path: '/message/automated',
+
+    summary:
+      "**GUESS.** `{triggerType, triggerMetadata, delay, cooldown, messageTemplate: {type: 1, content, attachments, senderId?}}` → the new rule. `triggerType` 0 disabled, 1 new follower, 2 (no gateway name), 3 new subscriber, 4 renewal, 5 gift-link subscriber, 6 gift-link renewal, 7 tip (else 400 code 10); `triggerMetadata` JSON text holding only `subscriptionStreak` (integer ≥ 1, codes 4 and 6) or `tipAmount` (mills, integer > 0) and `keywords` (code 7), else 400 code 10; `delay`/`cooldown` whole seconds ≥ 0 (default 0); attachments name the creator's offers (unknown: 404 `media offer not found`). A second rule for a trigger other than 0: 403 code 20.",
     auth: 'session',
     write: true,
     handler: createAutomatedMessage,
@@ -111,6 +121,9 @@ export const automationRoutes: ApiRoute[] = [
   {
     method: 'POST',
     path: '/message/automated/delete',
+
+    summary:
+      '**GUESS.** `{id}` → the deleted rule; later lists leave it out. Unknown or already deleted: 404 `automated message not found`.',
     auth: 'session',
     write: true,
     handler: deleteAutomatedMessage,

@@ -2,7 +2,6 @@ import { invalidField, notAllowed, notFound } from '../errors';
 import { type Body, bodyObject, queryCursorId, queryInt, requiredBodyId } from '../params';
 import {
   AUDIENCE_FLAGS,
-  type AudienceSpec,
   EXCLUDED_USER_FLAGS,
   INCLUDE_FLAGS,
   KNOWN_AUDIENCE_FLAGS,
@@ -10,7 +9,8 @@ import {
   RECIPIENT_INCLUDE_LIST,
   TIER_METADATA_KEY,
 } from '../world/broadcasts';
-import { messageBody } from './chats';
+import type { AudienceSpec } from '../world/state';
+import { messageBody } from './message-body';
 import type { ApiContext, ApiRoute } from './types';
 
 /** How far ahead a broadcast may be scheduled (the platform web app's own check). */
@@ -166,11 +166,29 @@ function statsPage(ctx: ApiContext, deleted: boolean): unknown {
 }
 
 export const broadcastRoutes: ApiRoute[] = [
-  { method: 'POST', path: '/message/broadcast', auth: 'session', write: true, handler: sendBroadcast },
-  { method: 'GET', path: '/message/broadcast/scheduled', auth: 'session', handler: scheduledBroadcasts },
+  {
+    method: 'POST',
+    path: '/message/broadcast',
+    summary:
+      '`{type: 1, groupId, content, attachments, scheduledFor}` to an audience group. `scheduledFor` 0: sent now to exactly the fans the group selects (union of its includes, narrowed to the tier, minus its excludes) → the message (`createdAt` Unix seconds). A future time (at most 180 days ahead; else 400 code 10): → the scheduled broadcast, sent when its time comes. Unknown group: 404; attachments as `/message`.',
+    auth: 'session',
+    write: true,
+    handler: sendBroadcast,
+  },
+  {
+    method: 'GET',
+    path: '/message/broadcast/scheduled',
+    summary:
+      '`{scheduledBroadcastMessages, groups}`: broadcasts still to go out and their audience groups. One whose time has come is sent and leaves the list.',
+    auth: 'session',
+    handler: scheduledBroadcasts,
+  },
   {
     method: 'POST',
     path: '/message/broadcast/scheduled/:id/update',
+
+    summary:
+      "**GUESS.** `{content, attachments, scheduledFor}` replaces a scheduled broadcast's text, media and time → it, `version` + 1. Time not in the future or over 180 days ahead: 400 code 10; unknown: 404; already sent: 403 code 20.",
     auth: 'session',
     write: true,
     handler: updateScheduledBroadcast,
@@ -178,12 +196,18 @@ export const broadcastRoutes: ApiRoute[] = [
   {
     method: 'GET',
     path: '/message/broadcast/stats',
+
+    summary:
+      '`{messages, accountMedia, accountMediaBundles}`: sent broadcasts not deleted, newest first, each the message plus `stats: {total, delivered, read}`; `before` = the last id read; `limit` default 24, at most 50. 30 seeded, a few of them deleted.',
     auth: 'session',
     handler: (ctx) => statsPage(ctx, false),
   },
   {
     method: 'GET',
     path: '/message/broadcast/stats/deleted',
+
+    summary:
+      'The same for sent broadcasts later deleted (`POST /message/delete` deletes a broadcast like a message); rows carry `deletedAt` (Unix seconds).',
     auth: 'session',
     handler: (ctx) => statsPage(ctx, true),
   },

@@ -2,7 +2,6 @@ import { invalidField, notAllowed, notFound } from '../errors';
 import { decodeId } from '../ids';
 import {
   bodyObject,
-  bodyString,
   queryCursorId,
   queryCursorMs,
   queryInt,
@@ -12,19 +11,14 @@ import {
   requiredBodyId,
   requiredQueryString,
 } from '../params';
-import type {
-  AccountMedia,
-  AccountMediaBundle,
-  MessageAttachment,
-  OfferPermissions,
-  PlatformProfile,
-} from '../records';
+import type { AccountMedia, AccountMediaBundle, OfferPermissions, PlatformProfile } from '../records';
 import { GROUP_TYPE_BROADCAST } from '../world/broadcasts';
-import { ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE, LOCATION_TYPE_DIRECT_MESSAGE } from '../world/chats';
+import { LOCATION_TYPE_DIRECT_MESSAGE } from '../world/chats';
 import { Conversations, GROUP_SORT, KNOWN_IGNORE_FLAGS, OFFER_PERMISSION_BITS } from '../world/conversations';
 import { fanProfile } from '../world/profiles';
 import type { DirectGroup } from '../world/state';
 import { createBroadcastGroup } from './broadcasts';
+import { messageBody } from './message-body';
 import type { ApiContext, ApiRoute } from './types';
 
 const REACTION_TYPES = { min: 1, max: 7 } as const;
@@ -126,7 +120,8 @@ function messagingGroups(ctx: ApiContext): unknown {
 }
 
 /**
- * Unread message interactions across all chats, newest first; `before` is a message id. Messages
+ * Unread message interactions across all chats, newest first; `before` is a message id, `offset`
+ * skips that many after it (upstream-extended.md 2.4 note 6: `limit&offset&before`). Messages
  * received at run time are the newest, so they come first.
  */
 function unreadMessages(ctx: ApiContext): unknown {
@@ -146,11 +141,16 @@ function unreadMessages(ctx: ApiContext): unknown {
       else hi = mid;
     }
   }
-  const messageInteractions = conversations.receivedUnread(before).slice(0, limit);
-  for (let i = start; i < slots.length && messageInteractions.length < limit; i++) {
-    messageInteractions.push(chats.unreadInteraction(slots[i] ?? 0));
+  const offset = queryOffset(ctx.query);
+  const wanted = offset + limit;
+  const interactions = conversations.receivedUnread(before).slice(0, wanted);
+  for (let i = start; i < slots.length && interactions.length < wanted; i++) {
+    interactions.push(chats.unreadInteraction(slots[i] ?? 0));
   }
-  return { total: slots.length + conversations.receivedUnreadTotal, messageInteractions };
+  return {
+    total: slots.length + conversations.receivedUnreadTotal,
+    messageInteractions: interactions.slice(offset),
+  };
 }
 
 /**
@@ -181,39 +181,6 @@ function emptyMessagePage(): unknown {
     tipGoals: [],
     accountMediaOrders: [],
   };
-}
-
-const MAX_MESSAGE_CONTENT = 5000;
-const MESSAGE_ATTACHMENT_TYPES: readonly number[] = [ATTACHMENT_ACCOUNT_MEDIA, ATTACHMENT_BUNDLE];
-
-/**
- * The `content` and `attachments[{contentId, contentType, pos}]` of a message body (a chat message, a
- * broadcast): an attachment names a media offer (1) or bundle (2) the creator made, else 404.
- */
-export function messageBody(
-  ctx: ApiContext,
-  body: Record<string, unknown>,
-): { content: string; attachments: Omit<MessageAttachment, 'messageId'>[] } {
-  const content = bodyString(body, 'content', { allowEmpty: true, maxLength: MAX_MESSAGE_CONTENT }) ?? '';
-  const rawAttachments = body.attachments ?? [];
-  if (!Array.isArray(rawAttachments)) throw invalidField('attachments');
-  const attachments = rawAttachments.map((raw, index) => {
-    const attachment = bodyObject(raw);
-    const { contentId, contentType } = attachment;
-    if (typeof contentId !== 'string' || contentId === '') throw invalidField('attachments');
-    if (typeof contentType !== 'number' || !MESSAGE_ATTACHMENT_TYPES.includes(contentType))
-      throw invalidField('attachments');
-    const pos = attachment.pos ?? index;
-    if (typeof pos !== 'number' || !Number.isInteger(pos) || pos < 0) throw invalidField('attachments');
-    return { contentId, contentType, pos };
-  });
-  if (content.trim() === '' && attachments.length === 0) throw invalidField('content');
-  const conversations = ctx.core.world.conversations(ctx.creator);
-  for (const attachment of attachments) {
-    if (!conversations.hasContent(attachment.contentType, attachment.contentId))
-      throw notFound('media offer');
-  }
-  return { content, attachments };
 }
 
 /** Sends a message in one of the creator's chats: `{type: 1, groupId, content, attachments, ...}`. */
@@ -406,9 +373,9 @@ function groupUserSettings(ctx: ApiContext): unknown {
   const group = conversations.chats.groupIndexOf(groupId);
   if (group < 0) throw notFound('chat');
   const state = ctx.core.world.state(ctx.creator);
-  if (hidden === true) state.hiddenGroups.add(group);
-  if (hidden === false) state.hiddenGroups.delete(group);
-  if (readReceiptsEnabled !== undefined) state.readReceipts.set(group, readReceiptsEnabled);
+  if (hidden === true) state.hideChat(group);
+  if (hidden === false) state.showChat(group);
+  if (readReceiptsEnabled !== undefined) state.setReadReceipts(group, readReceiptsEnabled);
   return { groupId, userSettings: conversations.userSettings(group) };
 }
 
@@ -434,7 +401,7 @@ function setIgnoreFlags(ctx: ApiContext): unknown {
     throw invalidField('ignoreFlags');
   const fan = ctx.core.world.creator(ctx.creator).fanIndexOf(ignoredId);
   if (fan < 0) throw notFound('account');
-  ctx.core.world.state(ctx.creator).ignoreFlags.set(fan, flags);
+  ctx.core.world.state(ctx.creator).setIgnoreFlags(fan, flags);
   return { ignoredId, ignoreFlags: flags };
 }
 
@@ -520,32 +487,144 @@ function unlikeMessage(ctx: ApiContext): unknown {
 }
 
 export const chatRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/mediaoffers/location', auth: 'session', mediaOffer: true, handler: mediaOffers },
-  { method: 'GET', path: '/messaging/groups', auth: 'session', handler: messagingGroups },
-  { method: 'GET', path: '/message/unread', auth: 'session', handler: unreadMessages },
-  { method: 'GET', path: '/message', auth: 'session', handler: chatMessages },
-  { method: 'POST', path: '/message', auth: 'session', write: true, handler: sendMessage },
-  { method: 'POST', path: '/message/delete', auth: 'session', write: true, handler: deleteMessage },
-  { method: 'POST', path: '/account/media', auth: 'session', write: true, handler: createAccountMedia },
+  {
+    method: 'GET',
+    path: '/mediaoffers/location',
+    summary:
+      "Media the creator sent in one chat, newest first: `locationId` (the chat, required; not one of the creator's: 404 `chat not found`), `locationType` (`4001` if given), `before`/`after` (item ids), `limit`, `offset`; `accountId` ignored. Subject to the media-offer gap. `{data, aggregationData: {accountMedia, accountMediaBundles, posts: []}}`.",
+    auth: 'session',
+    mediaOffer: true,
+    handler: mediaOffers,
+  },
+  {
+    method: 'GET',
+    path: '/messaging/groups',
+    summary:
+      "Chats, one row per fan: `flags` keeps the chats whose row has every bit asked (32 unread; **GUESS** 1 VIP, 2 follower, 4 subscriber; other bits 400 code 10), `sortOrder` 1 newest activity first (default), 2 oldest, 3 unread first (**GUESS**; else 400), `search` (part of the fan's username or display name, any case), `subscriptionTierId` (the fan's tier), `listIds` ignored; hidden chats left out; `limit`/`offset`. `{data, total, aggregationData: {groups, accounts}}`: rows (`account_id`, `flags` the fan's relation bits, `lastMessageId` the newest message still there), the number selected, the chat records and the partners' profiles, in the same order. A sent message moves its chat first; chats opened through `POST /group` come before the seeded ones (after the unread ones for `sortOrder` 3, last for 2).",
+    auth: 'session',
+    handler: messagingGroups,
+  },
+  {
+    method: 'GET',
+    path: '/message/unread',
+    summary:
+      "`{total, messageInteractions}`: unread messages across all chats, newest first; `before` = the `messageId` of the previous page's last item, `offset` skips that many more (0 by default); `total` counts every unread message.",
+    auth: 'session',
+    handler: unreadMessages,
+  },
+  {
+    method: 'GET',
+    path: '/message',
+    summary:
+      "`{messages, accountMedia, accountMediaBundles, tips, tipGoals, accountMediaOrders}` of one chat, newest first (sent messages included, deleted ones gone), the creator's reactions in `likes`; `before` = the oldest message id already read; the offers and bundles the page's messages carry; a chat opened through `POST /group` reads empty. Unknown chat: 404.",
+    auth: 'session',
+    handler: chatMessages,
+  },
+  {
+    method: 'POST',
+    path: '/message',
+    summary:
+      '`{type: 1, groupId, content, attachments: [{contentId, contentType, pos}], ...}` → the new message (`createdAt` Unix seconds with a fraction). An attachment names an offer (`contentType` 1) or a bundle (2) the creator made; unknown: 404 `media offer not found`; unknown chat: 404; blank content without attachments: 400 code 10. The chat then lists it first.',
+    auth: 'session',
+    write: true,
+    handler: sendMessage,
+  },
+  {
+    method: 'POST',
+    path: '/message/delete',
+    summary:
+      "`{messageId}` (or `{id}`) → the message with `deletedAt` (Unix seconds); later reads leave it out. Unknown or already deleted: 404; a fan's message: 403 code 20.",
+    auth: 'session',
+    write: true,
+    handler: deleteMessage,
+  },
+  {
+    method: 'POST',
+    path: '/account/media',
+    summary:
+      '**GUESS** (the permission rules). A JSON array of offers `[{mediaId, previewId, permissionFlags, price, whitelist, permissions: {permissionFlags: [{type: 0, flags, price, metadata, validAfter?, validBefore?}]}, tags}]` → the account media made (`id` = the offer id, `price` = the ppv rule\'s price in mills, `permissions` as sent). Rules ORed; bits 1 price (needs a whole `price` > 0 in mills; without bit 1 price must be 0), 2 following, 4 tier (`metadata` `{"4": "{\\"subscriptionTierId\\":…}"}`; unknown tier 404), 128 list (`listId` in metadata required; unknown list 404). Unknown media or preview: 404. All checked before anything is made.',
+    auth: 'session',
+    write: true,
+    handler: createAccountMedia,
+  },
   {
     method: 'POST',
     path: '/account/media/bundle',
+
+    summary:
+      '**GUESS** (the permission rules). `{previewId, accountMediaModels: [{mediaId, previewId, ...}], permissions, ...}` → `{accountMediaBundles: [bundle], accountMedia}`: one offer per media and the bundle (`id` = the bundle offer id, `accountMediaIds`, `price` in mills), rules as `/account/media`.',
     auth: 'session',
     write: true,
     handler: createAccountMediaBundle,
   },
-  { method: 'POST', path: '/message/like', auth: 'session', write: true, handler: likeMessage },
-  { method: 'POST', path: '/message/like/remove', auth: 'session', write: true, handler: unlikeMessage },
+  {
+    method: 'POST',
+    path: '/message/like',
+    summary:
+      "**GUESS.** `{messageId, type}` (`type` an integer 1-7, 1 = like; else 400 code 10) → the reaction. A message not in the creator's chats: 404. Liking again replaces the type (same reaction id).",
+    auth: 'session',
+    write: true,
+    handler: likeMessage,
+  },
+  {
+    method: 'POST',
+    path: '/message/like/remove',
+    summary:
+      '**GUESS.** `{messageId, type}` (`type` an integer 1-7; else 400 code 10) → the removed reaction; later reads show the message without it. Unknown message: 404 `message not found`; no reaction of that type on it: 404 `reaction not found`.',
+    auth: 'session',
+    write: true,
+    handler: unlikeMessage,
+  },
   {
     method: 'POST',
     path: '/groups/users/settings',
+
+    summary:
+      "**GUESS.** `{groupId, userSettings: {hidden?, readReceiptsEnabled?}}` (booleans; else 400 code 10), merged into the chat's settings → `{groupId, userSettings: {customName, hidden, readReceiptsEnabled}}`. A hidden chat leaves `/messaging/groups` (its messages stay readable). Unknown chat: 404.",
     auth: 'session',
     write: true,
     handler: groupUserSettings,
   },
-  { method: 'POST', path: '/group', auth: 'session', write: true, handler: createGroup },
-  { method: 'GET', path: '/ignore', auth: 'session', handler: ignoreList },
-  { method: 'POST', path: '/account/ignore', auth: 'session', write: true, handler: setIgnoreFlags },
-  { method: 'GET', path: '/tips/account', auth: 'session', handler: tipsOfAccount },
-  { method: 'POST', path: '/message/typing', auth: 'session', write: true, handler: typing },
+  {
+    method: 'POST',
+    path: '/group',
+    summary:
+      '`{users: [{userId, permissionFlags: 0}] (the creator and one fan), recipients: [], lastMessage: null, userSettings: null | {customName?}, type: 1}` (only type 1; else 400 code 10) → the new direct chat `{id, type, groupFlags, groupFlagsMetadata, createdBy, users (with userSettings), permissionFlags, recipients}`. It then heads `/messaging/groups` and reads as an empty chat in `/message`. A fan who already has a chat, or who neither follows nor subscribes: 403 code 20 `DM permissions denied` (the platform\'s code 99). A fan not the creator\'s: 404. With `type: 3`: a broadcast audience: `{type: 3, users: [{userId: <creator>, permissionFlags: 65535}, {userId, permissionFlags: 0} (excluded)…], recipients: [{recipientId: <listId>, type: 30000 (add) | 30001 (remove)}], groupFlags, groupFlagsMetadata: "" | "{\\"4\\":\\"{\\\\\\"subscriptionTierId\\\\\\":…}\\"}"}` → the group. `groupFlags`: 2 followers, 4 subscribers renewing, 8 not renewing, 16 expired, 32 leave out creators, 64 leave out offline fans (other bits 400 code 10). It needs an include (2/4/8/16 or a list to add; else 400 code 10); a tier needs a subscriber bit. Unknown list or tier: 404.',
+    auth: 'session',
+    write: true,
+    handler: createGroup,
+  },
+  {
+    method: 'GET',
+    path: '/ignore',
+    summary:
+      '`{ignoring: [{ignoredId, ignoreFlags}]}`: every fan with an ignore flag set (1 mute, 2 block, 4 VIP; seeded VIPs carry 4). `noAggregation` ignored.',
+    auth: 'session',
+    handler: ignoreList,
+  },
+  {
+    method: 'POST',
+    path: '/account/ignore',
+    summary:
+      "**GUESS** (the bits). `{ignoredId, ignoreFlags}` sets the fan's whole bitmask (1 mute, 2 block, 4 VIP; other bits 400 code 10) → `{ignoredId, ignoreFlags}`. Bit 4 is the chat row's VIP bit (`flags` 1). Unknown fan: 404 `account not found`.",
+    auth: 'session',
+    write: true,
+    handler: setIgnoreFlags,
+  },
+  {
+    method: 'GET',
+    path: '/tips/account',
+    summary:
+      "**GUESS.** The tips one fan (`accountIds`: exactly one fan id; else 400 code 10) sent the creator in chat, newest first: `{tips: [{id, senderId, receiverId, amount, messageId, createdAt}], total, totalAmount}` (`amount`, `totalAmount` in mills; `createdAt` Unix ms; `total` counts them all). Each tip rides on one of the fan's messages (whose `totalTipAmount` is that amount). A fan without a chat: no tips; not the creator's fan: 404.",
+    auth: 'session',
+    handler: tipsOfAccount,
+  },
+  {
+    method: 'POST',
+    path: '/message/typing',
+    summary: '`{groupId}` → `{groupId}`: the typing indicator. Unknown chat: 404.',
+    auth: 'session',
+    write: true,
+    handler: typing,
+  },
 ];

@@ -31,13 +31,24 @@ function saveTrackingLink(ctx: ApiContext): TrackingLink {
   const link = state.trackingLinks.get(id);
   if (!link) throw notFound('tracking link');
   if (link.type === TRACKING_LINK_DEFAULT) throw notAllowed('The default tracking link cannot be edited.');
-  if (label !== undefined) link.label = label;
-  if (description !== undefined) link.description = description;
-  link.updatedAt = ctx.now;
-  return link;
+  return state.editTrackingLink(link, { label, description }, ctx.now);
 }
 
 export const linkRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/trackinglinks', auth: 'session', handler: trackingLinks },
-  { method: 'POST', path: '/trackinglinks', auth: 'session', write: true, handler: saveTrackingLink },
+  {
+    method: 'GET',
+    path: '/trackinglinks',
+    summary: "The links: the default one (`type` 1, the platform's search link) first, then by creation.",
+    auth: 'session',
+    handler: trackingLinks,
+  },
+  {
+    method: 'POST',
+    path: '/trackinglinks',
+    summary:
+      '**GUESS.** Without `id`, creates: `{label (1-100), description? (≤ 500)}` → the link (`type` 2, counters 0, next `internalId`). With `id`, updates `label` and/or `description`; unknown: 404; the default link: 403 code 20.',
+    auth: 'session',
+    write: true,
+    handler: saveTrackingLink,
+  },
 ];

@@ -64,8 +64,36 @@ function readItems(ctx: ApiContext): ListMember[] {
 }
 
 export const listRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/lists', auth: 'session', handler: allLists },
-  { method: 'POST', path: '/lists', auth: 'session', write: true, handler: createList },
-  { method: 'POST', path: '/lists/items/add', auth: 'session', write: true, handler: addItems },
-  { method: 'GET', path: '/lists/itemsnew', auth: 'session', handler: readItems },
+  {
+    method: 'GET',
+    path: '/lists',
+    summary: '_extra._ Every list of the creator.',
+    auth: 'session',
+    handler: allLists,
+  },
+  {
+    method: 'POST',
+    path: '/lists',
+    summary: '`{label (1-100 chars), description? (≤ 500)}` → the new list (`type` 1).',
+    auth: 'session',
+    write: true,
+    handler: createList,
+  },
+  {
+    method: 'POST',
+    path: '/lists/items/add',
+    summary:
+      '`{listItems: [{id: <account id>, listId, type: 1}, ...]}`, 1 to 100 items → the items, without `sortId`. Everything is checked before anything is added (404 `list not found`, `account not found`); a member already in the list returns its item.',
+    auth: 'session',
+    write: true,
+    handler: addItems,
+  },
+  {
+    method: 'GET',
+    path: '/lists/itemsnew',
+    summary:
+      'Members by `sortId` ascending (new members last); `after` = the last `sortId` read. `listId` required; `sortMode` ignored. The first seeded list of each creator pages.',
+    auth: 'session',
+    handler: readItems,
+  },
 ];

@@ -39,8 +39,37 @@ function fileInAlbum(ctx: ApiContext): unknown {
 }
 
 export const mediaRoutes: ApiRoute[] = [
-  { method: 'POST', path: '/media/upload/create', auth: 'session', write: true, handler: createUpload },
-  { method: 'POST', path: '/media/upload/complete', auth: 'session', write: true, handler: completeUpload },
-  { method: 'GET', path: '/media/upload/:id', auth: 'session', handler: readUpload },
-  { method: 'POST', path: '/vault/albums/media', auth: 'session', write: true, handler: fileInAlbum },
+  {
+    method: 'POST',
+    path: '/media/upload/create',
+    summary:
+      'Creates an upload of the calling account → its presigned part URLs, on the sandbox’s own port (parts of `uploadPartBytes`).',
+    auth: 'session',
+    write: true,
+    handler: createUpload,
+  },
+  {
+    method: 'POST',
+    path: '/media/upload/complete',
+    summary: 'Completes an upload with its parts’ ETags; its media exists `uploadProcessingMs` later.',
+    auth: 'session',
+    write: true,
+    handler: completeUpload,
+  },
+  {
+    method: 'GET',
+    path: '/media/upload/:id',
+    summary: 'An upload’s status, and its media once made.',
+    auth: 'session',
+    handler: readUpload,
+  },
+  {
+    method: 'POST',
+    path: '/vault/albums/media',
+    summary:
+      '`{albumId, mediaIds[]}` files the media in the album (one filed already stays once) → `{albumId, mediaIds}`; its `itemCount` grows, the newest is its `lastItemId`. Unknown or deleted album, unknown media: 404.',
+    auth: 'session',
+    write: true,
+    handler: fileInAlbum,
+  },
 ];

@@ -155,13 +155,11 @@ function deletePayoutMethod(ctx: ApiContext): unknown {
   const payoutMethodId = requiredBodyId(body, 'payoutMethodId');
   const identity = ctx.core.world.identity(ctx.creator);
   const grant = identity.twofaCode === null ? null : stepUpGrant(ctx, body.twofa, identity.twofaCode);
-  const method = ctx.core.world.state(ctx.creator).payoutMethods.get(payoutMethodId);
+  const state = ctx.core.world.state(ctx.creator);
+  const method = state.payoutMethods.get(payoutMethodId);
   if (!method || method.status === PAYOUT_STATUS_DELETED) throw notFound('payout method');
   if (grant !== null) ctx.core.stepUps.spendGrant(grant);
-  method.status = PAYOUT_STATUS_DELETED;
-  method.deletedAt = ctx.now;
-  method.version += 1;
-  return method;
+  return state.deletePayoutMethod(method, ctx.now);
 }
 
 /** The step-up grant a deletion carries in `twofa`, checked against the account's code. */
@@ -189,36 +187,95 @@ function payoutMethods(ctx: ApiContext): unknown {
 }
 
 export const moneyRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/subscribers', auth: 'session', handler: subscribers },
-  { method: 'GET', path: '/account/wallets/earnings/transactions', auth: 'session', handler: transactions },
-  { method: 'GET', path: '/account/wallets/earnings', auth: 'session', handler: earningsSummary },
-  { method: 'GET', path: '/account/wallets/earnings/stats', auth: 'session', handler: earningsStats },
+  {
+    method: 'GET',
+    path: '/subscribers',
+    summary:
+      '`{stats, subscriptions}`, newest first, `limit`/`offset`. Filters: `status` (csv; 3 active, 4 expired; absent = all), `subscriptionTierId` (csv; `subscriptionTierIds` too; an unknown tier matches nothing), `search` (case-insensitive part of the username or display name). `stats` counts all.',
+    auth: 'session',
+    handler: subscribers,
+  },
+  {
+    method: 'GET',
+    path: '/account/wallets/earnings/transactions',
+    summary:
+      '`{total, data}`, newest first, `limit`/`offset`; `after`/`before`: exclusive Unix ms bounds on `createdAt`; `total` counts the transactions within them.',
+    auth: 'session',
+    handler: transactions,
+  },
+  {
+    method: 'GET',
+    path: '/account/wallets/earnings',
+    summary:
+      "The wallet in mills: `{balance` (after the newest transaction)`, pendingBalance` (net of the last 7 days before the seed's anchor)`, availableBalance}`.",
+    auth: 'session',
+    handler: earningsSummary,
+  },
+  {
+    method: 'GET',
+    path: '/account/wallets/earnings/stats',
+    summary:
+      "Rows `{type, totalGross, totalNet, accountId, timestamp}` per revenue type per UTC day (`timestamp` the day's start), summed from the transactions with `after` < `createdAt` < `before` (0: no bound); newest day first, types ascending; at most `limit` (≤ 100) rows, `offset` ignored.",
+    auth: 'session',
+    handler: earningsStats,
+  },
   {
     method: 'GET',
     path: '/account/wallets/earnings/stats/accounts',
+
+    summary:
+      "The same rows for one fan, `correlationAccountId` (required; not one of the creator's fans: 404), each naming the fan.",
     auth: 'session',
     handler: earningsStatsOfFan,
   },
-  { method: 'GET', path: '/account/wallets/earnings/monthlystats', auth: 'session', handler: monthlyStats },
+  {
+    method: 'GET',
+    path: '/account/wallets/earnings/monthlystats',
+    summary:
+      'Rows `{accountId, year, month, totalGross, totalNet}` per UTC month of the range, newest first, then the roll-up `year: 0, month: 0` of the whole range.',
+    auth: 'session',
+    handler: monthlyStats,
+  },
   {
     method: 'GET',
     path: '/account/wallets/earnings/monthlystats/accounts',
+
+    summary: 'The same for one fan (`correlationAccountId`, as above).',
     auth: 'session',
     handler: monthlyStatsOfFan,
   },
-  { method: 'GET', path: '/account/wallets/earnings/accounts', auth: 'session', handler: earningsByFan },
+  {
+    method: 'GET',
+    path: '/account/wallets/earnings/accounts',
+    summary:
+      'What each fan spent in the range: `[{totalGross, totalNet, accountId, correlationAccountId}]`, highest gross first, at most 100.',
+    auth: 'session',
+    handler: earningsByFan,
+  },
   {
     method: 'GET',
     path: '/account/wallets/earnings/transactions/accounts',
+
+    summary:
+      "**GUESS** (the cursor). One fan's transactions (`correlationAccountId`, as above) in the range, newest first: `{data: [{transactionId, transactionType, transactionAmount (gross), amount (net), status, createdAt}], hasMore}`; `cursor` the last `transactionId` read (0: the newest), `limit` ≤ 100.",
     auth: 'session',
     handler: transactionsOfFan,
   },
   {
     method: 'POST',
     path: '/payments/payoutmethod/delete',
+
+    summary:
+      '`{payoutMethodId, twofa?: {code, token}}` → the method, deleted. For `creator_2fa`, `twofa` is required (missing, or an empty token or code: 400 code 4): `token` a grant of `/twofa/session/verify` of the account (unknown, spent or expired: 400 code 3) and its code (else 400 code 2); only a deletion that is done spends the grant. Others ignore `twofa`. Unknown or already deleted: 404.',
     auth: 'session',
     write: true,
     handler: deletePayoutMethod,
   },
-  { method: 'GET', path: '/payments/payoutmethods', auth: 'session', handler: payoutMethods },
+  {
+    method: 'GET',
+    path: '/payments/payoutmethods',
+    summary: '_extra._ The payout methods not deleted.',
+    auth: 'session',
+    handler: payoutMethods,
+  },
 ];

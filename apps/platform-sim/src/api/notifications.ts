@@ -36,5 +36,12 @@ function notifications(ctx: ApiContext): unknown {
 }
 
 export const notificationRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/notifications', auth: 'session', handler: notifications },
+  {
+    method: 'GET',
+    path: '/notifications',
+    summary:
+      "**GUESS** (the shape). What activity recorded (no seeded notifications), newest first: `before` = a notification id, `type` = csv of types (integers; else 400 code 10): 2007 media purchase, 3002 follow, 3003 unfollow, 7001 tip, 15006 new subscriber, 15007 expired subscription. `{notifications: [{id, type, accountId (the creator), correlationId (the record's id: tip, subscription, follow, `orderId`), correlationGroupId (the fan's chat or null), createdAt (ms)}], aggregationData: {tips, subscriptions, follows, orders}}` (the page's records).",
+    auth: 'session',
+    handler: notifications,
+  },
 ];

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimCore } from '../core';
 import { ErrorCode, rateLimited, SimError } from '../errors';
 import type { Query } from '../params';
+import type { AccountObservation, AccountTraffic } from '../traffic';
 import { apiRoutes } from './routes';
 import type { ApiContext, ApiRoute } from './types';
 
@@ -51,6 +52,103 @@ function resetConnection(request: FastifyRequest, reply: FastifyReply): FastifyR
   return reply;
 }
 
+/** Counts the answer once it went: its status, or a reset when the connection closed before it. */
+function watchResponse(core: SimCore, reply: FastifyReply, observation: AccountObservation | null): void {
+  const observations = core.observations;
+  reply.raw.once('close', () => {
+    const status = reply.raw.writableFinished ? String(reply.raw.statusCode) : 'reset';
+    if (status === '429') observations.served429 += 1;
+    if (status === 'reset') observations.resets += 1;
+    observation?.response(status);
+  });
+}
+
+/**
+ * Observes an attributed request (in flight, duplicate writes, media-offer gaps) and applies the
+ * account's own limits (429). Answers when the account's previous media-offer call arrived.
+ */
+function admit(
+  core: SimCore,
+  route: ApiRoute,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  at: { path: string; now: number },
+  observation: AccountObservation,
+  traffic: AccountTraffic,
+): number | null {
+  const { path, now } = at;
+  let previousMediaOfferAt: number | null = null;
+  observation.request(`${route.method} ${path}`, request.ip);
+  traffic.inFlight += 1;
+  observation.maxInFlight = Math.max(observation.maxInFlight, traffic.inFlight);
+  reply.raw.once('close', () => {
+    traffic.inFlight -= 1;
+  });
+  if (route.write) {
+    const body = JSON.stringify(request.body ?? null);
+    if (observation.write(route.method, path, body, now, core.config.duplicateWindowMs))
+      core.observations.duplicates += 1;
+  }
+  if (route.mediaOffer) {
+    observation.mediaOfferCall(now);
+    previousMediaOfferAt = traffic.lastMediaOfferAt;
+    traffic.lastMediaOfferAt = now;
+  }
+  if (traffic.inFlight > core.config.maxInFlightPerAccount) throw rateLimited(1);
+  const wait = traffic.minute.tryAdd(now, core.config.maxRequestsPerMinutePerAccount);
+  if (wait > 0) throw rateLimited(wait);
+  return previousMediaOfferAt;
+}
+
+/**
+ * The injected faults that match: their latency, then an error or 429 thrown, or a reset of the
+ * connection before or after the handler. Answers the caller as authenticated after the wait.
+ */
+async function applyFaults(
+  core: SimCore,
+  route: ApiRoute,
+  request: FastifyRequest,
+  at: { path: string; now: number },
+  creator: number,
+  traffic: AccountTraffic | null,
+): Promise<{ creator: number; reset: 'before' | 'after' | null }> {
+  const { path, now } = at;
+  const outcome = core.faults.match(creator >= 0 ? creator : null, route.method, path, now);
+  core.observations.faultsApplied += outcome.applied;
+  let caller = creator;
+  if (outcome.latencyMs > 0) {
+    await sleep(outcome.latencyMs);
+    // While it waited the world may have been reset or the session expired: a request is
+    // authenticated when it is handled, as the platform would.
+    if (route.auth === 'session' && attribute(core, route, request, Date.now()) !== creator) caller = -1;
+  }
+  const effect = outcome.terminal?.effect;
+  // An injected 429 or error is not a request the platform accepted: it leaves the minute's count.
+  if (effect?.kind === 'error' || effect?.kind === 'rateLimit') traffic?.minute.untake(now);
+  if (effect?.kind === 'error') {
+    throw new SimError(
+      effect.status,
+      effect.status >= 500 ? ErrorCode.serverFailure : effect.status,
+      'Injected fault.',
+    );
+  }
+  if (effect?.kind === 'rateLimit') throw rateLimited(effect.retryAfterSeconds);
+  if (effect?.kind === 'resetBeforeApply') return { creator: caller, reset: 'before' };
+  return { creator: caller, reset: effect?.kind === 'resetAfterApply' ? 'after' : null };
+}
+
+/** A session route needs the token, the client headers and a live session (400, 400, 401). */
+function authenticate(route: ApiRoute, request: FastifyRequest, creator: number): void {
+  if (route.auth !== 'session') return;
+  if (!header(request, 'authorization')) {
+    throw new SimError(400, ErrorCode.missingSession, 'missing parameter "sessionToken"');
+  }
+  for (const name of REQUIRED_CLIENT_HEADERS) {
+    if (!header(request, name)) throw new SimError(400, ErrorCode.missingHeader, `missing header "${name}"`);
+  }
+  if (creator < 0) throw new SimError(401, ErrorCode.invalidSession, 'invalid session');
+}
+
 /**
  * One request through the platform: attribute → observe → own limits (429) → injected faults →
  * authentication → handler. Errors become the platform envelope with their status.
@@ -63,83 +161,26 @@ async function handle(
 ): Promise<unknown> {
   const now = Date.now();
   const queryAt = request.url.indexOf('?');
-  const path = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
-  let creator = attribute(core, route, request, now);
-  const observations = core.observations;
-  observations.requests += 1;
+  const at = { path: queryAt < 0 ? request.url : request.url.slice(0, queryAt), now };
+  const attributed = attribute(core, route, request, now);
+  core.observations.requests += 1;
   let resetAfter = false;
-  let previousMediaOfferAt: number | null = null;
-
-  const observation = creator >= 0 ? core.observationOf(creator) : null;
-  const traffic = creator >= 0 ? core.trafficOf(creator) : null;
-  reply.raw.once('close', () => {
-    const status = reply.raw.writableFinished ? String(reply.raw.statusCode) : 'reset';
-    if (status === '429') observations.served429 += 1;
-    if (status === 'reset') observations.resets += 1;
-    observation?.response(status);
-  });
+  const observation = attributed >= 0 ? core.observationOf(attributed) : null;
+  const traffic = attributed >= 0 ? core.trafficOf(attributed) : null;
+  watchResponse(core, reply, observation);
 
   try {
-    if (observation && traffic) {
-      observation.request(`${route.method} ${path}`, request.ip);
-      traffic.inFlight += 1;
-      observation.maxInFlight = Math.max(observation.maxInFlight, traffic.inFlight);
-      reply.raw.once('close', () => {
-        traffic.inFlight -= 1;
-      });
-      if (route.write) {
-        const body = JSON.stringify(request.body ?? null);
-        if (observation.write(route.method, path, body, now, core.config.duplicateWindowMs))
-          observations.duplicates += 1;
-      }
-      if (route.mediaOffer) {
-        observation.mediaOfferCall(now);
-        previousMediaOfferAt = traffic.lastMediaOfferAt;
-        traffic.lastMediaOfferAt = now;
-      }
-      if (traffic.inFlight > core.config.maxInFlightPerAccount) throw rateLimited(1);
-      const wait = traffic.minute.tryAdd(now, core.config.maxRequestsPerMinutePerAccount);
-      if (wait > 0) throw rateLimited(wait);
-    } else {
-      observations.unattributedRequests += 1;
-    }
-
-    const outcome = core.faults.match(creator >= 0 ? creator : null, route.method, path, now);
-    observations.faultsApplied += outcome.applied;
-    if (outcome.latencyMs > 0) {
-      await sleep(outcome.latencyMs);
-      // While it waited the world may have been reset or the session expired: a request is
-      // authenticated when it is handled, as the platform would.
-      if (route.auth === 'session' && attribute(core, route, request, Date.now()) !== creator) creator = -1;
-    }
-    const effect = outcome.terminal?.effect;
-    // An injected 429 or error is not a request the platform accepted: it leaves the minute's count.
-    if (effect?.kind === 'error' || effect?.kind === 'rateLimit') traffic?.minute.untake(now);
-    if (effect?.kind === 'error') {
-      throw new SimError(
-        effect.status,
-        effect.status >= 500 ? ErrorCode.serverFailure : effect.status,
-        'Injected fault.',
-      );
-    }
-    if (effect?.kind === 'rateLimit') throw rateLimited(effect.retryAfterSeconds);
-    if (effect?.kind === 'resetBeforeApply') return resetConnection(request, reply);
-    resetAfter = effect?.kind === 'resetAfterApply';
-
-    if (route.auth === 'session') {
-      if (!header(request, 'authorization')) {
-        throw new SimError(400, ErrorCode.missingSession, 'missing parameter "sessionToken"');
-      }
-      for (const name of REQUIRED_CLIENT_HEADERS) {
-        if (!header(request, name))
-          throw new SimError(400, ErrorCode.missingHeader, `missing header "${name}"`);
-      }
-      if (creator < 0) throw new SimError(401, ErrorCode.invalidSession, 'invalid session');
-    }
-
+    let previousMediaOfferAt: number | null = null;
+    if (observation && traffic)
+      previousMediaOfferAt = admit(core, route, request, reply, at, observation, traffic);
+    else core.observations.unattributedRequests += 1;
+    const faulted = await applyFaults(core, route, request, at, attributed, traffic);
+    if (faulted.reset === 'before') return resetConnection(request, reply);
+    resetAfter = faulted.reset === 'after';
+    authenticate(route, request, faulted.creator);
     const ctx: ApiContext = {
       core,
-      creator,
+      creator: faulted.creator,
       query: request.query as Query,
       params: request.params as Record<string, string>,
       body: request.body,

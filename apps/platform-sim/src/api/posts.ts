@@ -13,6 +13,7 @@ import {
 import type { Post, PostAccessPermission, PostReplyRule } from '../records';
 import { MEDIA_VIDEO } from '../world/creator';
 import { POST_ACCESS, POST_ATTACHMENT_MEDIA, Posts } from '../world/posts';
+import { creatorProfile } from '../world/profiles';
 import type { ApiContext, ApiRoute } from './types';
 
 export const FYP_MIN_VIDEO_SECONDS = 3;
@@ -234,9 +235,17 @@ function createPost(ctx: ApiContext): Post {
   return post;
 }
 
+/** The siblings a read of posts carries: their media (world/posts.ts) and the creator's profile. */
+function aggregationOf(ctx: ApiContext, posts: Posts, found: Post[]): Record<string, unknown> {
+  const world = ctx.core.world;
+  const accounts =
+    found.length > 0 ? [creatorProfile(world.creator(ctx.creator), world.state(ctx.creator))] : [];
+  return { ...posts.aggregation(found), accounts };
+}
+
 /** The platform's read of posts and what they refer to (media, accounts), as GET /post answers. */
-function postsAnswer(posts: Posts, found: Post[]): Record<string, unknown> {
-  return { posts: found, ...posts.aggregation(found), tips: [], tipGoals: [], polls: [] };
+function postsAnswer(ctx: ApiContext, posts: Posts, found: Post[]): Record<string, unknown> {
+  return { posts: found, ...aggregationOf(ctx, posts, found), tips: [], tipGoals: [], polls: [] };
 }
 
 /** Posts by id (posts of the calling account, published or scheduled); unknown ids are skipped. */
@@ -247,7 +256,7 @@ function postsByIds(ctx: ApiContext): unknown {
   const found = ids
     .map((id) => posts.get(id))
     .filter((post): post is Post => post !== undefined && posts.readable(post));
-  return postsAnswer(posts, found);
+  return postsAnswer(ctx, posts, found);
 }
 
 /**
@@ -296,7 +305,7 @@ function scheduledPosts(ctx: ApiContext): unknown {
     .filter((post): post is Post => post !== undefined);
   return {
     scheduledPosts: schedules,
-    aggregationData: { posts: listed, ...posts.aggregation(listed), tips: [] },
+    aggregationData: { posts: listed, ...aggregationOf(ctx, posts, listed), tips: [] },
   };
 }
 
@@ -337,7 +346,7 @@ function timeline(ctx: ApiContext): unknown {
   );
   return {
     posts: page.map(({ wallIds: _wallIds, ...post }) => post),
-    ...posts.aggregation(page),
+    ...aggregationOf(ctx, posts, page),
     tips: [],
     tipGoals: [],
     stories: [],
@@ -345,18 +354,73 @@ function timeline(ctx: ApiContext): unknown {
 }
 
 export const postRoutes: ApiRoute[] = [
-  { method: 'POST', path: '/post', auth: 'session', write: true, handler: createPost },
-  { method: 'GET', path: '/post', auth: 'session', handler: postsByIds },
-  { method: 'GET', path: '/post/scheduled', auth: 'session', handler: scheduledPosts },
-  { method: 'POST', path: '/post/:postId/edit', auth: 'session', write: true, handler: editPost },
-  { method: 'POST', path: '/post/:postId/delete', auth: 'session', write: true, handler: deletePost },
+  {
+    method: 'POST',
+    path: '/post',
+    summary: 'Creates a post ([below](#post-post)) → the post.',
+    auth: 'session',
+    write: true,
+    handler: createPost,
+  },
+  {
+    method: 'GET',
+    path: '/post',
+    summary:
+      "`{posts, accountMedia, accountMediaBundles, accounts, tips, tipGoals, polls}`: the calling account's posts, published or scheduled (1 to 100 ids; unknown, deleted and cancelled ones skipped), with `likeCount`, `replyCount`, `createdAt` in seconds; `accountMedia` holds one entry per attached media, its `id` the attachment's `contentId`; `accounts` the creator's profile.",
+    auth: 'session',
+    handler: postsByIds,
+  },
+  {
+    method: 'GET',
+    path: '/post/scheduled',
+    summary:
+      '`{scheduledPosts: [{id, postId, accountId, status, scheduledFor, createdAt}], aggregationData: {posts, accountMedia, accountMediaBundles, accounts, tips}}`, soonest first: `status` 1 still scheduled, 2 published on time, 3 cancelled (2 and 3 decided). A post with a future `scheduledFor` is published at that time.',
+    auth: 'session',
+    handler: scheduledPosts,
+  },
+  {
+    method: 'POST',
+    path: '/post/:postId/edit',
+    summary:
+      '**GUESS.** The `POST /post` body replaces the post (left out = cleared) → the post, same id, creation time and counts. Unknown: 404; deleted or cancelled, or a new `scheduledFor` for a published post: 403 code 20. A future `scheduledFor` moves a scheduled post, 0 publishes it.',
+    auth: 'session',
+    write: true,
+    handler: editPost,
+  },
+  {
+    method: 'POST',
+    path: '/post/:postId/delete',
+    summary:
+      '→ the post with `deletedAt` (Unix ms); reads leave it out. Unknown, deleted or cancelled: 404; still scheduled: 403 code 20.',
+    auth: 'session',
+    write: true,
+    handler: deletePost,
+  },
   {
     method: 'POST',
     path: '/post/scheduled/:postId/cancel',
+
+    summary:
+      '→ the post; it is never published. Unknown or deleted: 404; already published or cancelled: 403 code 20.',
     auth: 'session',
     write: true,
     handler: cancelScheduledPost,
   },
-  { method: 'POST', path: '/wall/postpin', auth: 'session', write: true, handler: pinPost },
-  { method: 'GET', path: '/timelinenew/:accountId', auth: 'session', handler: timeline },
+  {
+    method: 'POST',
+    path: '/wall/postpin',
+    summary:
+      '**GUESS.** `{postId, wallId}` → the post, `wallId` added to `pinWallIds`, `pinned` 1 (again: unchanged). Unknown post or wall: 404; not published on that wall: 403 code 20.',
+    auth: 'session',
+    write: true,
+    handler: pinPost,
+  },
+  {
+    method: 'GET',
+    path: '/timelinenew/:accountId',
+    summary:
+      "One page of 15 published, unexpired posts of the caller's own account, newest first: `wallId` one wall (absent: all; not the creator's: 404), `before`/`after` post ids (0: no bound), `contentSearch` ignored. `{posts (without wallIds, as on the platform), accountMedia, accountMediaBundles, accounts, tips, tipGoals, stories}`. Another account: 404.",
+    auth: 'session',
+    handler: timeline,
+  },
 ];

@@ -53,5 +53,12 @@ function stats(ctx: ApiContext): unknown {
 }
 
 export const statsRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/it/amoie/stats', auth: 'session', handler: stats },
+  {
+    method: 'GET',
+    path: '/it/amoie/stats',
+    summary:
+      'Profile statistics: `afterDate`, `beforeDate` (Unix ms, required), `period` (ms, default a day), `year`/`month` (0, or both: one UTC calendar month, read whole up to now). A free range is clamped into the last 31 days (wholly before: empty, `dateAfter` = `dateBefore`). More than 100 buckets, a month without its year or the reverse, `afterDate` not before `beforeDate`: 400 code 10. `{dataset: {period, dateAfter, dateBefore, datapointLimit: 100, datapoints, profileDatapoints, topMediaOffers, topFypMediaOffers, topFypTags}, aggregationData: {accountMedia, accountMediaBundles: [], tags}}`: buckets newest first, seeded per 5-minute slot (so bucket lengths agree); `datapoints` type 1 (media views), `profileDatapoints` types 10001/44001/44011/44031; the top offers are account media of the 24 newest media, FYP ones public videos of 3 s or more.',
+    auth: 'session',
+    handler: stats,
+  },
 ];

@@ -27,6 +27,8 @@ export interface ApiRoute {
   method: 'GET' | 'POST';
   /** Path under /api/v1, in Fastify syntax. */
   path: string;
+  /** What it does, as the README's endpoint table shows it (`pnpm run docs` writes it). */
+  summary: string;
   auth: AuthMode;
   /** Changes platform state; only these are watched for duplicates (logins and step-up are not). */
   write?: boolean;

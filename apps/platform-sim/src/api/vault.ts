@@ -26,14 +26,12 @@ function albums(ctx: ApiContext): unknown {
 function deleteAlbum(ctx: ApiContext): unknown {
   const body = bodyObject(ctx.body);
   const albumId = requiredBodyId(body, 'albumId');
-  const album = ctx.core.world.state(ctx.creator).albums.get(albumId);
+  const state = ctx.core.world.state(ctx.creator);
+  const album = state.albums.get(albumId);
   if (!album || album.deletedAt !== undefined) throw notFound('album');
   if (album.type !== null && STANDARD_ALBUM_TYPES.includes(album.type))
     throw notAllowed('Standard albums cannot be deleted.');
-  album.deletedAt = ctx.now;
-  album.lastSyncAt = ctx.now;
-  album.version += 1;
-  return album;
+  return state.deleteAlbum(album, ctx.now);
 }
 
 /**
@@ -79,7 +77,29 @@ function albumMediaPage(ctx: ApiContext): unknown {
 }
 
 export const vaultRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/vault/albumsnew', auth: 'session', handler: albums },
-  { method: 'GET', path: '/media/vaultnew', auth: 'session', handler: albumMediaPage },
-  { method: 'POST', path: '/vault/albums/delete', auth: 'session', write: true, handler: deleteAlbum },
+  {
+    method: 'GET',
+    path: '/vault/albumsnew',
+    summary:
+      '`{albums, aggregationData: {media}}`: albums not deleted, by `pos`, the three standard ones first (`type` 38000 All, 1000 Posts, 5000 Messages; user albums `type` null), and the vault media of their `lastItemId`s.',
+    auth: 'session',
+    handler: albums,
+  },
+  {
+    method: 'GET',
+    path: '/media/vaultnew',
+    summary:
+      "One page (50) of an album's items, newest first: `albumId`, or `type` 38000/1000/5000 for a standard album (neither: 400 code 10; unknown or deleted album: 404). The All album asked by `albumId` lists nothing (the platform lists it by `type`). `before` = the last item id read (`0`: the newest); `mediaType` 1 or 2 filters; `after`, `search` ignored. `{albumMedia: [{id, mediaId, mediaType, albumId, accountId, createdAt, customFilename}], media}` (the vault media of the page). An album's items are its `itemCount`, its `lastItemId` first.",
+    auth: 'session',
+    handler: albumMediaPage,
+  },
+  {
+    method: 'POST',
+    path: '/vault/albums/delete',
+    summary:
+      '`{albumId}` → the album with `deletedAt` and `lastSyncAt`, `version` + 1. Unknown or deleted: 404; a standard album: 403 code 20.',
+    auth: 'session',
+    write: true,
+    handler: deleteAlbum,
+  },
 ];

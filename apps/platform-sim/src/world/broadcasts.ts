@@ -3,7 +3,7 @@ import { CREATOR_LINES } from '../rand';
 import type { Message, MessageAttachment, RecipientGroup, ScheduledBroadcastMessage } from '../records';
 import { type Conversations, creatorMessage } from './conversations';
 import { DAY_MS, HOUR_MS, SUBSCRIPTION_EXPIRED } from './creator';
-import type { CreatorState } from './state';
+import type { AudienceSpec, CreatorState, SentBroadcast } from './state';
 
 /** `POST /group` `type` of a broadcast audience group (seen: S6 `buildBroadcastGroupBody`). */
 export const GROUP_TYPE_BROADCAST = 3;
@@ -33,20 +33,13 @@ export const BROADCAST_STATUS_SENT = 2;
 
 const SEEDED_HISTORY = 30;
 const SEEDED_DELETED_EVERY = 7;
-
-/** Delivery counts of a sent broadcast. */
-export interface BroadcastStats {
-  total: number;
-  delivered: number;
-  read: number;
-}
-
-/** A broadcast that went out: its message, counts, and the fans it reached (seeded history: none). */
-export interface SentBroadcast {
-  message: Message;
-  stats: BroadcastStats;
-  recipientIds: string[];
-}
+const BROADCAST_NAMES = [
+  'Weekend promo',
+  'New set teaser',
+  'Renewal reminder',
+  'Stream announcement',
+  'Bundle sale',
+] as const;
 
 /** A sent broadcast as `GET /_sim/broadcasts` lists it. */
 export interface BroadcastLogEntry {
@@ -66,15 +59,6 @@ export interface FanFacts {
   tierId: string | null;
   creator: boolean;
   online: boolean;
-}
-
-/** The audience a broadcast group describes, in platform terms. */
-export interface AudienceSpec {
-  groupFlags: number;
-  tierId: string | null;
-  includeListIds: string[];
-  excludeListIds: string[];
-  excludeUserIds: string[];
 }
 
 /** The group record of an audience, as `POST /group` answers it and the scheduled list shows it. */
@@ -118,8 +102,8 @@ export function broadcastGroup(
   };
 }
 
-/** The history of broadcasts sent before the sandbox started, newest first; a few deleted. */
-export function seedSentBroadcasts(state: CreatorState): SentBroadcast[] {
+/** The history of broadcasts sent before the sandbox started; a few deleted. */
+export function seedSentBroadcasts(state: CreatorState): void {
   const w = state.world;
   const history: SentBroadcast[] = [];
   for (let b = 0; b < SEEDED_HISTORY; b++) {
@@ -135,7 +119,51 @@ export function seedSentBroadcasts(state: CreatorState): SentBroadcast[] {
     const read = Math.floor(delivered * w.rand.float(Kind.broadcastHistory, b, 4));
     history.push({ message, stats: { total, delivered, read }, recipientIds: [] });
   }
-  return history;
+  // Each goes first in the history as it is recorded: the oldest first, so the newest ends first.
+  for (const sent of history.toReversed()) state.recordSentBroadcast(sent);
+}
+
+/** The broadcasts scheduled before the sandbox started, each to a seeded audience group. */
+export function seedScheduledBroadcasts(state: CreatorState): void {
+  const w = state.world;
+  const count = w.rand.int(3, 5, Kind.broadcast, 0);
+  const lists = [...state.lists.values()];
+  for (let b = 0; b < count; b++) {
+    const createdAt = w.anchorMs - (5 - b) * DAY_MS + w.rand.int(0, HOUR_MS, Kind.broadcast, b, 1);
+    const scheduledFor = w.anchorMs + (b + 1) * DAY_MS + w.rand.int(8, 22, Kind.broadcast, b, 2) * HOUR_MS;
+    const groupId = encodeId(createdAt, w.namespace, Kind.broadcastGroup);
+    const tier = w.tiers[b % w.tiers.length];
+    const list = lists[b % Math.max(1, lists.length)];
+    const spec: AudienceSpec = {
+      groupFlags: tier ? AUDIENCE_FLAGS.renewOn | AUDIENCE_FLAGS.renewOff : AUDIENCE_FLAGS.followers,
+      tierId: tier?.id ?? null,
+      includeListIds: list && b % 2 === 1 ? [list.list.id] : [],
+      excludeListIds: [],
+      excludeUserIds: [],
+    };
+    state.addRecipientGroup(broadcastGroup(groupId, w.accountId, spec, BROADCAST_NAMES[b] ?? null), spec);
+    const withMedia = b % 2 === 0;
+    const template = {
+      type: 1,
+      attachments: withMedia ? [{ contentType: 1, contentId: w.mediaId(3 + b), pos: 0 }] : [],
+      content: w.rand.pick(CREATOR_LINES, Kind.broadcast, b, 3),
+      groupId,
+      senderId: w.accountId,
+      scheduledFor,
+      clientCreatedAt: createdAt,
+      gatewayMetadata: null,
+    };
+    state.scheduleBroadcast({
+      id: encodeId(createdAt, w.namespace, Kind.broadcast),
+      groupId,
+      accountId: w.accountId,
+      status: BROADCAST_STATUS_SCHEDULED,
+      messageTemplate: JSON.stringify(template),
+      version: 1,
+      scheduledFor,
+      createdAt,
+    });
+  }
 }
 
 /**
@@ -225,8 +253,7 @@ export class Broadcasts {
 
   createGroup(spec: AudienceSpec): RecipientGroup {
     const group = broadcastGroup(this.ids.next(Kind.broadcastGroup), this.world.accountId, spec, null);
-    this.state.recipientGroups.push(group);
-    this.state.audiences.set(group.id, spec);
+    this.state.addRecipientGroup(group, spec);
     return group;
   }
 
@@ -259,9 +286,7 @@ export class Broadcasts {
     const recipientIds = spec ? this.audience(spec) : [];
     const message = creatorMessage(id, groupId, this.world.accountId, content, attachments, at);
     const total = recipientIds.length;
-    this.state.sentBroadcasts.unshift({ message, stats: { total, delivered: total, read: 0 }, recipientIds });
-    // Deletable like any message the creator sent (POST /message/delete).
-    this.state.sentById.set(id, message);
+    this.state.recordSentBroadcast({ message, stats: { total, delivered: total, read: 0 }, recipientIds });
     return message;
   }
 
@@ -282,7 +307,7 @@ export class Broadcasts {
       scheduledFor,
       createdAt: now,
     };
-    this.state.broadcasts.push(scheduled);
+    this.state.scheduleBroadcast(scheduled);
     return scheduled;
   }
 
@@ -307,7 +332,7 @@ export class Broadcasts {
 
   /** Sends every scheduled broadcast whose time has come (each read and write calls this first). */
   deliverDue(now: number): void {
-    const due = this.state.broadcasts.filter((b) => b.scheduledFor <= now);
+    const due = this.state.takeDueBroadcasts(now);
     if (due.length === 0) return;
     for (const scheduled of due) {
       const template = JSON.parse(scheduled.messageTemplate) as {
@@ -315,7 +340,6 @@ export class Broadcasts {
         attachments: Omit<MessageAttachment, 'messageId'>[];
       };
       scheduled.status = BROADCAST_STATUS_SENT;
-      this.state.sentScheduled.add(scheduled.id);
       this.deliver(
         this.deliveredId(scheduled),
         scheduled.groupId,
@@ -324,10 +348,8 @@ export class Broadcasts {
         scheduled.scheduledFor,
       );
     }
-    const remaining = this.state.broadcasts.filter((b) => b.scheduledFor > now);
-    this.state.broadcasts.splice(0, this.state.broadcasts.length, ...remaining);
     // Delivered late, they still sort by send time, newest first.
-    this.state.sentBroadcasts.sort((a, b) => compareIds(b.message.id, a.message.id));
+    this.state.sortSentBroadcasts();
   }
 
   /**

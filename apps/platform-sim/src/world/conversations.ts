@@ -177,7 +177,7 @@ export class Conversations {
       permissionFlags: [],
       recipients: [],
     };
-    this.state.directGroups.set(fan, group);
+    this.state.openDirectChat(fan, group);
     return group;
   }
 
@@ -354,9 +354,7 @@ export class Conversations {
     const fanId = this.world.fanId(this.chats.partnerFan(group));
     const message = this.overlay(group, fanId, content, [], now);
     message.interactions = [{ userId: this.world.accountId, deliveredAt: now, readAt: null }];
-    const unread = this.state.receivedUnread.get(group) ?? [];
-    unread.push(message);
-    this.state.receivedUnread.set(group, unread);
+    this.state.addUnread(group, message);
     return message;
   }
 
@@ -370,23 +368,14 @@ export class Conversations {
   ): Message {
     const id = this.ids.next(Kind.message);
     const message = creatorMessage(id, this.chats.groupId(group), senderId, content, attachments, now);
-    const list = this.state.sentMessages.get(group) ?? [];
-    list.push(message);
-    this.state.sentMessages.set(group, list);
-    this.state.sentById.set(id, message);
+    this.state.addMessage(group, message);
     return message;
   }
 
   /** Marks a found, undeleted message deleted; answers it with deletedAt (Unix seconds). */
   delete(found: FoundMessage, now: number): Message {
     const deletedAt = Math.floor(now / 1000);
-    const sent = this.state.sentById.get(found.message.id);
-    if (sent) {
-      sent.deletedAt = deletedAt;
-      return sent;
-    }
-    this.state.deletedMessages.set(found.message.id, deletedAt);
-    return { ...found.message, deletedAt };
+    return this.state.deleteMessage(found.message.id, deletedAt) ?? { ...found.message, deletedAt };
   }
 
   // ---- the chat list
@@ -467,7 +456,7 @@ export class Conversations {
       permissions,
       whitelist: [{ accountId: w.accountId, permissionFlags: 0 }],
     };
-    this.state.offers.set(offer.id, offer);
+    this.state.addOffer(offer);
     return offer;
   }
 
@@ -492,7 +481,7 @@ export class Conversations {
       bundleContent: items.map((item, pos) => ({ accountMediaId: item.id, pos })),
       permissions,
     };
-    this.state.offerBundles.set(bundle.id, bundle);
+    this.state.addOfferBundle(bundle);
     return bundle;
   }
 

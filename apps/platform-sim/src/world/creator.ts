@@ -86,6 +86,37 @@ interface SubscriptionCore {
  * idle creator costs a few hundred bytes and a page costs O(page). What can change lives in
  * CreatorState.
  */
+/** The creator's subscription tiers (2 or 3), each with its plans and the first plan's promo. */
+function seededTiers(rand: Rand, identity: CreatorIdentity): SubscriptionTier[] {
+  const tierCount = rand.int(2, 3, Kind.tier, 0);
+  return TIER_TEMPLATES.slice(0, tierCount).map((template, k) => {
+    const tierMs = identity.createdAt + (k + 1) * 60_000;
+    const price = rand.pick(template.prices, Kind.tier, k);
+    return {
+      id: encodeId(tierMs, identity.namespace, Kind.tier),
+      name: template.name,
+      color: template.color,
+      pos: k,
+      price,
+      plans: PLAN_CYCLES.map((cycle, p) => ({
+        id: encodeId(tierMs + p, identity.namespace, Kind.plan),
+        billingCycle: cycle,
+        price: Math.round((price * (cycle / 30) * (PLAN_DISCOUNTS[p] ?? 1)) / 10) * 10 - 1,
+        promos:
+          k === 0 && p === 0
+            ? [
+                {
+                  id: encodeId(tierMs, identity.namespace, Kind.promo),
+                  price: Math.round(price / 2),
+                  description: 'First month half off',
+                },
+              ]
+            : [],
+      })),
+    };
+  });
+}
+
 export class CreatorWorld {
   readonly rand: Rand;
   readonly namespace: number;
@@ -166,33 +197,7 @@ export class CreatorWorld {
     this.groupFanStride = coprimeStride(this.fanCount, rand.int(50, 300, Kind.group, 0, 2));
     this.groupFanOffset = rand.int(0, this.fanCount - 1, Kind.group, 0, 3);
 
-    const tierCount = rand.int(2, 3, Kind.tier, 0);
-    this.tiers = TIER_TEMPLATES.slice(0, tierCount).map((template, k) => {
-      const tierMs = identity.createdAt + (k + 1) * 60_000;
-      const price = rand.pick(template.prices, Kind.tier, k);
-      return {
-        id: encodeId(tierMs, this.namespace, Kind.tier),
-        name: template.name,
-        color: template.color,
-        pos: k,
-        price,
-        plans: PLAN_CYCLES.map((cycle, p) => ({
-          id: encodeId(tierMs + p, this.namespace, Kind.plan),
-          billingCycle: cycle,
-          price: Math.round((price * (cycle / 30) * (PLAN_DISCOUNTS[p] ?? 1)) / 10) * 10 - 1,
-          promos:
-            k === 0 && p === 0
-              ? [
-                  {
-                    id: encodeId(tierMs, this.namespace, Kind.promo),
-                    price: Math.round(price / 2),
-                    description: 'First month half off',
-                  },
-                ]
-              : [],
-        })),
-      };
-    });
+    this.tiers = seededTiers(rand, identity);
     this.walletId = encodeId(identity.createdAt + 5_000, this.namespace, Kind.wallet);
 
     this.groupStart = new Uint8Array(this.groupCount);

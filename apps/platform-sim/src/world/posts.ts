@@ -1,9 +1,8 @@
 import { compareIds, encodeId, Kind } from '../ids';
 import { CREATOR_LINES } from '../rand';
-import type { AccountMedia, PlatformProfile, Post, PostSchedule, Wall } from '../records';
+import type { AccountMedia, Post, PostSchedule, Wall } from '../records';
 import { offerMedia } from './chats';
 import { type CreatorWorld, DAY_MS, HOUR_MS } from './creator';
-import { creatorProfile } from './profiles';
 import type { CreatorState } from './state';
 
 /** The platform's fixed page of `/timelinenew` (upstream-extended.md 1.5: pages hold 15 posts). */
@@ -31,7 +30,7 @@ const SEEDED_SCHEDULED_POSTS = 3;
 /** Seeded posts are one every POST_SPACING_MS or so, newest first from the anchor. */
 const POST_SPACING_MS = 2 * DAY_MS + 7 * HOUR_MS;
 
-function seededPost(w: CreatorWorld, walls: Wall[], k: number, createdAt: number): Post {
+function seededPost(w: CreatorWorld, walls: readonly Wall[], k: number, createdAt: number): Post {
   const r = w.rand;
   const id = encodeId(createdAt, w.namespace, Kind.post);
   const mediaCount = r.chance(0.3, Kind.post, k, 1) ? 0 : r.int(1, 3, Kind.post, k, 2);
@@ -87,7 +86,10 @@ function seededPost(w: CreatorWorld, walls: Wall[], k: number, createdAt: number
  * newest pinned on the main wall), and a few created lately but scheduled for the days after the
  * anchor, each with its GET /post/scheduled entry.
  */
-export function seedPosts(w: CreatorWorld, walls: Wall[]): { posts: Post[]; schedules: PostSchedule[] } {
+export function seedPosts(
+  w: CreatorWorld,
+  walls: readonly Wall[],
+): { posts: Post[]; schedules: PostSchedule[] } {
   const count = w.rand.int(SEEDED_MAIN_WALL_POSTS.min, SEEDED_MAIN_WALL_POSTS.max, Kind.post, 0);
   const total = count + SEEDED_SCHEDULED_POSTS;
   // k = 0 is the newest; the scheduled ones are the newest made.
@@ -190,13 +192,22 @@ export class Posts {
       .sort((a, b) => a.scheduledFor - b.scheduledFor || compareIds(a.postId, b.postId));
   }
 
+  /** The pinned posts a profile shows: only published ones, not one scheduled, cancelled or deleted. */
+  pinned(): { postId: string; pos: number; createdAt: number }[] {
+    const pinned: { postId: string; pos: number; createdAt: number }[] = [];
+    for (const post of this.state.posts.values()) {
+      if (post.pinned && this.status(post) === 'published')
+        pinned.push({ postId: post.id, pos: pinned.length, createdAt: post.createdAt * 1000 });
+    }
+    return pinned;
+  }
+
   // ---- writes
 
   /** Files a new post; a future `scheduledFor` makes it a scheduled one, published when due. */
   add(post: Post, now: number): void {
-    this.state.posts.set(post.id, post);
-    if (post.scheduledFor > now)
-      this.state.postSchedules.set(post.id, scheduleOf(post, SCHEDULE_STATUS.scheduled, now));
+    this.state.putPost(post);
+    if (post.scheduledFor > now) this.state.addPostSchedule(scheduleOf(post, SCHEDULE_STATUS.scheduled, now));
   }
 
   /**
@@ -204,7 +215,7 @@ export class Posts {
    * `scheduledFor`: later still, it stays scheduled; 0 or past, it is published now.
    */
   replace(edited: Post, now: number): Post {
-    this.state.posts.set(edited.id, edited);
+    this.state.putPost(edited);
     const schedule = this.state.postSchedules.get(edited.id);
     if (schedule?.status === SCHEDULE_STATUS.scheduled) {
       schedule.scheduledFor = edited.scheduledFor;
@@ -235,13 +246,12 @@ export class Posts {
 
   /**
    * The siblings a post read carries (GET /post, /timelinenew, aggregationData of /post/scheduled):
-   * the account media the posts attach, their bundles (none: a post attaches media one by one
-   * here) and the creator's profile.
+   * the account media the posts attach and their bundles (none: a post attaches media one by one
+   * here). api/posts.ts adds the creator's profile.
    */
   aggregation(posts: Post[]): {
     accountMedia: AccountMedia[];
     accountMediaBundles: never[];
-    accounts: PlatformProfile[];
   } {
     const media = new Map<string, AccountMedia>();
     for (const post of posts)
@@ -252,7 +262,6 @@ export class Posts {
     return {
       accountMedia: [...media.values()],
       accountMediaBundles: [],
-      accounts: posts.length > 0 ? [creatorProfile(this.world, this.state)] : [],
     };
   }
 

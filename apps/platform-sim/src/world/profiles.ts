@@ -3,6 +3,7 @@ import { ADJECTIVES, CITIES, capitalize, NOUNS, Rand, Timeline } from '../rand';
 import type { AvatarMedia, PlatformProfile, ProfileWall, SubscriptionTier } from '../records';
 import type { CdnLinks } from './cdn-links';
 import { type CreatorWorld, DAY_MS, MEDIA_VIDEO } from './creator';
+import { Posts } from './posts';
 import type { CreatorState } from './state';
 
 interface ProfileParts {
@@ -142,8 +143,8 @@ export function creatorProfile(world: CreatorWorld, state: CreatorState): Platfo
     bundleCount: r.int(3, 20, Kind.account, 0, 43),
     isCreator: true,
     subscriptionTiers: world.tiers,
-    walls: state.walls,
-    pinnedPosts: state.pinnedPosts(),
+    walls: [...state.walls],
+    pinnedPosts: new Posts(world, state).publishDue(Date.now()).pinned(),
     streamingLive: false,
     version: 3 + state.posts.size,
     fetchedAt: world.anchorMs,

@@ -1,5 +1,5 @@
 import { compareIds, encodeId, Kind, type RuntimeIds } from '../ids';
-import { CREATOR_LINES, coprimeStride, modularInverse } from '../rand';
+import { coprimeStride, modularInverse } from '../rand';
 import type {
   AccountMedia,
   AccountMediaBundle,
@@ -19,17 +19,8 @@ import type {
   VaultAlbum,
   Wall,
 } from '../records';
-import {
-  AUDIENCE_FLAGS,
-  type AudienceSpec,
-  BROADCAST_STATUS_SCHEDULED,
-  broadcastGroup,
-  type SentBroadcast,
-  seedSentBroadcasts,
-} from './broadcasts';
 import { type CreatorWorld, DAY_MS, HOUR_MS, MINUTE_MS } from './creator';
-import { emptyFollowingChanges } from './following';
-import { Posts, seedPosts } from './posts';
+import { emptyFollowingChanges, Following } from './following';
 
 export const ALBUM_TYPE_ALL = 38000;
 export const ALBUM_TYPE_POSTS = 1000;
@@ -58,13 +49,6 @@ const ALBUM_TITLES = [
   'Throwbacks',
 ] as const;
 const LINK_LABELS = ['Twitter bio', 'Reddit promo', 'Instagram story', 'TikTok', 'Newsletter'] as const;
-const BROADCAST_NAMES = [
-  'Weekend promo',
-  'New set teaser',
-  'Renewal reminder',
-  'Stream announcement',
-  'Bundle sale',
-] as const;
 
 /**
  * A list and its members. Seeded members are virtual (member q is fan `(base + q*stride) % fans`,
@@ -80,11 +64,29 @@ export interface ListEntry {
 
 const LIST_SORT_UNIT_MS = 20 * MINUTE_MS;
 
-/**
- * What can change in one creator's world: small collections, built from the seed on first use and
- * then mutated by writes. Reads return these objects as they are (no copies); writes replace or
- * append, so the next read shows them.
- */
+/** The audience a broadcast group describes, in platform terms. */
+export interface AudienceSpec {
+  groupFlags: number;
+  tierId: string | null;
+  includeListIds: string[];
+  excludeListIds: string[];
+  excludeUserIds: string[];
+}
+
+/** Delivery counts of a sent broadcast. */
+export interface BroadcastStats {
+  total: number;
+  delivered: number;
+  read: number;
+}
+
+/** A broadcast that went out: its message, counts, and the fans it reached (seeded history: none). */
+export interface SentBroadcast {
+  message: Message;
+  stats: BroadcastStats;
+  recipientIds: string[];
+}
+
 /** A direct chat opened through POST /group: the group record it answered. */
 export interface DirectGroup {
   id: string;
@@ -119,58 +121,41 @@ export interface FiledMedia {
   items: { mediaId: string; filedAt: number }[];
 }
 
+/**
+ * What can change in one creator's world: small collections, seeded on first use (world.ts
+ * `seededState` adds the seeded broadcasts and posts) and then changed only through the methods
+ * below. Reads get read-only views of them as they are (no copies), so the next read shows a write.
+ */
 export class CreatorState {
-  readonly walls: Wall[] = [];
-  readonly lists = new Map<string, ListEntry>();
-  readonly albums = new Map<string, VaultAlbum>();
-  /** Media filed into each album after the seed (uploads), by album id (`world/vault.ts`). */
-  readonly filedMedia = new Map<string, FiledMedia>();
-  readonly payoutMethods = new Map<string, PayoutMethod>();
-  readonly trackingLinks = new Map<string, TrackingLink>();
-  readonly broadcasts: ScheduledBroadcastMessage[] = [];
-  readonly recipientGroups: RecipientGroup[] = [];
-  /** The audience of each broadcast group, by group id (what a broadcast to it reaches). */
-  readonly audiences = new Map<string, AudienceSpec>();
-  /** Broadcasts that went out, newest first (seeded history, then sent ones). */
-  readonly sentBroadcasts: SentBroadcast[] = [];
-  /** Scheduled broadcasts whose time came: they left `broadcasts`, an edit of them is refused. */
-  readonly sentScheduled = new Set<string>();
-  /** Every post by id, oldest first: seeded, then created; a deleted one keeps its deletedAt. */
-  readonly posts = new Map<string, Post>();
-  /** The GET /post/scheduled entries, by post id (world/posts.ts). */
-  readonly postSchedules = new Map<string, PostSchedule>();
-  /** The creator's reaction per message id. */
-  readonly reactions = new Map<string, Reaction>();
-  /** Messages sent through POST /message, per chat (group index), oldest first. */
-  readonly sentMessages = new Map<number, Message[]>();
-  /** Every sent message by id (a deleted one keeps its deletedAt). */
-  readonly sentById = new Map<string, Message>();
-  /** Seeded messages deleted through POST /message/delete: id → deletedAt (Unix seconds). */
-  readonly deletedMessages = new Map<string, number>();
-  /** Media offers made through POST /account/media and /account/media/bundle, by id. */
-  readonly offers = new Map<string, AccountMedia>();
-  readonly offerBundles = new Map<string, AccountMediaBundle>();
-  /** Chats hidden through POST /groups/users/settings `{hidden: true}` (group index). */
-  readonly hiddenGroups = new Set<number>();
-  /** Per-chat read-receipt setting through POST /groups/users/settings (group index → enabled). */
-  readonly readReceipts = new Map<number, boolean>();
-  /** Direct chats opened through POST /group, by fan index (a fan without a seeded chat). */
-  readonly directGroups = new Map<number, DirectGroup>();
-  /** Ignore flags written through POST /account/ignore, by fan index (1 mute, 4 VIP); unset: seeded. */
-  readonly ignoreFlags = new Map<number, number>();
-  /**
-   * Fan messages received through POST /_sim/activity (also in sentMessages, the run-time overlay
-   * of each chat) still unread, per chat (group index), oldest first.
-   */
-  readonly receivedUnread = new Map<number, Message[]>();
-  /** Follows through activity, by fan index: the record (an unfollow reuses its id) and whether it stands. */
-  readonly follows = new Map<number, { follow: FollowRecord; following: boolean }>();
-  /** The creator's own follows and unfollows (world/following.ts), over the seeded following list. */
-  readonly following = emptyFollowingChanges();
-  /** The newest subscription made through activity, by fan index (what an expiry points at). */
-  readonly subscriptions = new Map<number, Subscription>();
-  /** Notifications of activity, oldest first (ids minted at run time, so ascending). */
-  readonly notifications: NotificationEntry[] = [];
+  readonly #walls: Wall[] = [];
+  readonly #lists = new Map<string, ListEntry>();
+  readonly #albums = new Map<string, VaultAlbum>();
+  readonly #filedMedia = new Map<string, FiledMedia>();
+  readonly #payoutMethods = new Map<string, PayoutMethod>();
+  readonly #trackingLinks = new Map<string, TrackingLink>();
+  readonly #broadcasts: ScheduledBroadcastMessage[] = [];
+  readonly #recipientGroups: RecipientGroup[] = [];
+  readonly #audiences = new Map<string, AudienceSpec>();
+  readonly #sentBroadcasts: SentBroadcast[] = [];
+  readonly #sentScheduled = new Set<string>();
+  readonly #posts = new Map<string, Post>();
+  readonly #postSchedules = new Map<string, PostSchedule>();
+  readonly #reactions = new Map<string, Reaction>();
+  readonly #sentMessages = new Map<number, Message[]>();
+  readonly #sentById = new Map<string, Message>();
+  readonly #deletedMessages = new Map<string, number>();
+  readonly #offers = new Map<string, AccountMedia>();
+  readonly #offerBundles = new Map<string, AccountMediaBundle>();
+  readonly #hiddenGroups = new Set<number>();
+  readonly #readReceipts = new Map<number, boolean>();
+  readonly #directGroups = new Map<number, DirectGroup>();
+  readonly #ignoreFlags = new Map<number, number>();
+  readonly #receivedUnread = new Map<number, Message[]>();
+  readonly #follows = new Map<number, { follow: FollowRecord; following: boolean }>();
+  readonly #subscriptions = new Map<number, Subscription>();
+  readonly #notifications: NotificationEntry[] = [];
+  /** The accounts the creator follows: the seeded list with its own follows and unfollows. */
+  readonly following: Following;
   private nextInternalId = 1;
 
   constructor(
@@ -182,14 +167,115 @@ export class CreatorState {
     this.seedAlbums();
     this.seedPayoutMethods();
     this.seedTrackingLinks();
-    this.seedBroadcasts();
-    const seededPosts = seedPosts(this.world, this.walls);
-    for (const post of seededPosts.posts) this.posts.set(post.id, post);
-    for (const schedule of seededPosts.schedules) this.postSchedules.set(schedule.postId, schedule);
-    for (const sent of seedSentBroadcasts(this)) {
-      this.sentBroadcasts.push(sent);
-      this.sentById.set(sent.message.id, sent.message);
-    }
+    this.following = new Following(world, emptyFollowingChanges(), ids);
+  }
+
+  // ---- reads: the collections as they stand, read-only (writes go through the methods below)
+
+  get walls(): readonly Wall[] {
+    return this.#walls;
+  }
+  get lists(): ReadonlyMap<string, ListEntry> {
+    return this.#lists;
+  }
+  get albums(): ReadonlyMap<string, VaultAlbum> {
+    return this.#albums;
+  }
+  /** Media filed into each album after the seed (uploads), by album id (`world/vault.ts`). */
+  get filedMedia(): ReadonlyMap<string, FiledMedia> {
+    return this.#filedMedia;
+  }
+  get payoutMethods(): ReadonlyMap<string, PayoutMethod> {
+    return this.#payoutMethods;
+  }
+  get trackingLinks(): ReadonlyMap<string, TrackingLink> {
+    return this.#trackingLinks;
+  }
+  /** Broadcasts still scheduled, in the order they were made. */
+  get broadcasts(): readonly ScheduledBroadcastMessage[] {
+    return this.#broadcasts;
+  }
+  get recipientGroups(): readonly RecipientGroup[] {
+    return this.#recipientGroups;
+  }
+  /** The audience of each broadcast group, by group id (what a broadcast to it reaches). */
+  get audiences(): ReadonlyMap<string, AudienceSpec> {
+    return this.#audiences;
+  }
+  /** Broadcasts that went out, newest first (seeded history, then sent ones). */
+  get sentBroadcasts(): readonly SentBroadcast[] {
+    return this.#sentBroadcasts;
+  }
+  /** Scheduled broadcasts whose time came: they left `broadcasts`, an edit of them is refused. */
+  get sentScheduled(): ReadonlySet<string> {
+    return this.#sentScheduled;
+  }
+  /** Every post by id, oldest first: seeded, then created; a deleted one keeps its deletedAt. */
+  get posts(): ReadonlyMap<string, Post> {
+    return this.#posts;
+  }
+  /** The GET /post/scheduled entries, by post id (world/posts.ts). */
+  get postSchedules(): ReadonlyMap<string, PostSchedule> {
+    return this.#postSchedules;
+  }
+  /** The creator's reaction per message id. */
+  get reactions(): ReadonlyMap<string, Reaction> {
+    return this.#reactions;
+  }
+  /** Messages written at run time (sent, received), per chat (group index), oldest first. */
+  get sentMessages(): ReadonlyMap<number, readonly Message[]> {
+    return this.#sentMessages;
+  }
+  /** Every message written at run time and every broadcast sent, by id (a deleted one keeps its deletedAt). */
+  get sentById(): ReadonlyMap<string, Message> {
+    return this.#sentById;
+  }
+  /** Seeded messages deleted through POST /message/delete: id → deletedAt (Unix seconds). */
+  get deletedMessages(): ReadonlyMap<string, number> {
+    return this.#deletedMessages;
+  }
+  /** Media offers made through POST /account/media, by id. */
+  get offers(): ReadonlyMap<string, AccountMedia> {
+    return this.#offers;
+  }
+  /** Media bundles made through POST /account/media/bundle, by id. */
+  get offerBundles(): ReadonlyMap<string, AccountMediaBundle> {
+    return this.#offerBundles;
+  }
+  /** Chats hidden through POST /groups/users/settings `{hidden: true}` (group index). */
+  get hiddenGroups(): ReadonlySet<number> {
+    return this.#hiddenGroups;
+  }
+  /** Per-chat read-receipt setting through POST /groups/users/settings (group index → enabled). */
+  get readReceipts(): ReadonlyMap<number, boolean> {
+    return this.#readReceipts;
+  }
+  /** Direct chats opened through POST /group, by fan index (a fan without a seeded chat). */
+  get directGroups(): ReadonlyMap<number, DirectGroup> {
+    return this.#directGroups;
+  }
+  /** Ignore flags written through POST /account/ignore, by fan index (1 mute, 4 VIP); unset: seeded. */
+  get ignoreFlags(): ReadonlyMap<number, number> {
+    return this.#ignoreFlags;
+  }
+  /**
+   * Fan messages received through POST /_sim/activity (also in sentMessages, the run-time overlay
+   * of each chat) still unread, per chat (group index), oldest first.
+   */
+  get receivedUnread(): ReadonlyMap<number, readonly Message[]> {
+    return this.#receivedUnread;
+  }
+  /** Follows through activity, by fan index: the record (an unfollow reuses its id) and whether it stands. */
+  get follows(): ReadonlyMap<number, { follow: FollowRecord; following: boolean }> {
+    return this.#follows;
+  }
+  /** The newest subscription made through activity, by fan index (what an expiry points at). */
+  get subscriptions(): ReadonlyMap<number, Subscription> {
+    return this.#subscriptions;
+  }
+  /** Notifications of activity, oldest first (ids minted at run time, so ascending). */
+  get notifications(): readonly NotificationEntry[] {
+    return this.#notifications;
   }
 
   private get accountId(): string {
@@ -201,7 +287,7 @@ export class CreatorState {
     const count = w.rand.int(3, 4, Kind.wall, 0);
     for (let k = 0; k < count; k++) {
       const name = WALL_NAMES[k] ?? `Wall ${k + 1}`;
-      this.walls.push({
+      this.#walls.push({
         id: encodeId(w.identity.createdAt + (k + 1) * 1000, w.namespace, Kind.wall),
         accountId: this.accountId,
         pos: k,
@@ -237,7 +323,7 @@ export class CreatorState {
         createdAt,
         version: 1,
       };
-      this.lists.set(list.id, {
+      this.#lists.set(list.id, {
         list,
         seeded: {
           count: size,
@@ -272,7 +358,7 @@ export class CreatorState {
     ];
     standard.forEach((album, k) => {
       const createdAt = w.identity.createdAt + (k + 1) * 1000;
-      this.albums.set(encodeId(createdAt, w.namespace, Kind.album), {
+      this.#albums.set(encodeId(createdAt, w.namespace, Kind.album), {
         id: encodeId(createdAt, w.namespace, Kind.album),
         accountId: this.accountId,
         pos: k,
@@ -291,7 +377,7 @@ export class CreatorState {
       const createdAt = w.anchorMs - (60 - 7 * u) * DAY_MS - w.rand.int(0, HOUR_MS, Kind.album, u, 3);
       const title = ALBUM_TITLES[u] ?? `Album ${u + 1}`;
       const id = encodeId(createdAt, w.namespace, Kind.album);
-      this.albums.set(id, {
+      this.#albums.set(id, {
         id,
         accountId: this.accountId,
         pos: 3 + u,
@@ -329,7 +415,7 @@ export class CreatorState {
       const kind = kinds[p] ?? kinds[0];
       if (!kind) continue;
       const id = encodeId(createdAt, w.namespace, Kind.payoutMethod);
-      this.payoutMethods.set(id, {
+      this.#payoutMethods.set(id, {
         id,
         accountId: this.accountId,
         providerId: encodeId(createdAt, w.namespace, Kind.payoutProvider),
@@ -380,7 +466,7 @@ export class CreatorState {
     const follows = Math.floor(clicks * w.rand.float(Kind.trackingLink, salt, 3) * 0.2);
     const subscriptions = Math.floor(follows * w.rand.float(Kind.trackingLink, salt, 4) * 0.5);
     const totalGross = subscriptions * 9990 + w.rand.int(0, 200, Kind.trackingLink, salt, 5) * 1000;
-    this.trackingLinks.set(id, {
+    this.#trackingLinks.set(id, {
       id,
       accountId: this.accountId,
       internalId: this.nextInternalId++,
@@ -400,49 +486,6 @@ export class CreatorState {
     });
   }
 
-  private seedBroadcasts(): void {
-    const w = this.world;
-    const count = w.rand.int(3, 5, Kind.broadcast, 0);
-    const lists = [...this.lists.values()];
-    for (let b = 0; b < count; b++) {
-      const createdAt = w.anchorMs - (5 - b) * DAY_MS + w.rand.int(0, HOUR_MS, Kind.broadcast, b, 1);
-      const scheduledFor = w.anchorMs + (b + 1) * DAY_MS + w.rand.int(8, 22, Kind.broadcast, b, 2) * HOUR_MS;
-      const groupId = encodeId(createdAt, w.namespace, Kind.broadcastGroup);
-      const tier = w.tiers[b % w.tiers.length];
-      const list = lists[b % Math.max(1, lists.length)];
-      const spec: AudienceSpec = {
-        groupFlags: tier ? AUDIENCE_FLAGS.renewOn | AUDIENCE_FLAGS.renewOff : AUDIENCE_FLAGS.followers,
-        tierId: tier?.id ?? null,
-        includeListIds: list && b % 2 === 1 ? [list.list.id] : [],
-        excludeListIds: [],
-        excludeUserIds: [],
-      };
-      this.recipientGroups.push(broadcastGroup(groupId, this.accountId, spec, BROADCAST_NAMES[b] ?? null));
-      this.audiences.set(groupId, spec);
-      const withMedia = b % 2 === 0;
-      const template = {
-        type: 1,
-        attachments: withMedia ? [{ contentType: 1, contentId: w.mediaId(3 + b), pos: 0 }] : [],
-        content: w.rand.pick(CREATOR_LINES, Kind.broadcast, b, 3),
-        groupId,
-        senderId: this.accountId,
-        scheduledFor,
-        clientCreatedAt: createdAt,
-        gatewayMetadata: null,
-      };
-      this.broadcasts.push({
-        id: encodeId(createdAt, w.namespace, Kind.broadcast),
-        groupId,
-        accountId: this.accountId,
-        status: BROADCAST_STATUS_SCHEDULED,
-        messageTemplate: JSON.stringify(template),
-        version: 1,
-        scheduledFor,
-        createdAt,
-      });
-    }
-  }
-
   // ---- writes
 
   createList(label: string, description: string): ChatList {
@@ -457,7 +500,7 @@ export class CreatorState {
       createdAt: Date.now(),
       version: 1,
     };
-    this.lists.set(id, {
+    this.#lists.set(id, {
       list,
       seeded: { count: 0, base: 0, stride: 1, inverse: 1, firstSortIndex: 0 },
       added: [],
@@ -563,12 +606,12 @@ export class CreatorState {
       totalNet: 0,
       totalGross: 0,
     };
-    this.trackingLinks.set(link.id, link);
+    this.#trackingLinks.set(link.id, link);
     return link;
   }
 
   like(messageId: string, groupId: string, type: number): Reaction {
-    const existing = this.reactions.get(messageId);
+    const existing = this.#reactions.get(messageId);
     const reaction: Reaction = {
       id: existing?.id ?? this.ids.next(Kind.reaction),
       accountId: this.accountId,
@@ -577,30 +620,173 @@ export class CreatorState {
       groupId,
       createdAt: existing?.createdAt ?? Date.now(),
     };
-    this.reactions.set(messageId, reaction);
+    this.#reactions.set(messageId, reaction);
     return reaction;
   }
 
   /** Removes the creator's reaction of `type` from a message; null when it has none of that type. */
   unlike(messageId: string, type: number): Reaction | null {
-    const existing = this.reactions.get(messageId);
+    const existing = this.#reactions.get(messageId);
     if (!existing || existing.type !== type) return null;
-    this.reactions.delete(messageId);
+    this.#reactions.delete(messageId);
     return existing;
   }
 
   mainWall(): Wall | undefined {
-    return this.walls.find((wall) => wall.mainWall) ?? this.walls[0];
+    return this.#walls.find((wall) => wall.mainWall) ?? this.#walls[0];
   }
 
-  pinnedPosts(): { postId: string; pos: number; createdAt: number }[] {
-    const pinned: { postId: string; pos: number; createdAt: number }[] = [];
-    // Only published posts show on the profile: not one still scheduled, cancelled or deleted.
-    const posts = new Posts(this.world, this).publishDue(Date.now());
-    for (const post of this.posts.values()) {
-      if (post.pinned && posts.status(post) === 'published')
-        pinned.push({ postId: post.id, pos: pinned.length, createdAt: post.createdAt * 1000 });
+  // ---- broadcasts
+
+  /** Files an audience group and what it reaches. */
+  addRecipientGroup(group: RecipientGroup, spec: AudienceSpec): void {
+    this.#recipientGroups.push(group);
+    this.#audiences.set(group.id, spec);
+  }
+
+  scheduleBroadcast(scheduled: ScheduledBroadcastMessage): void {
+    this.#broadcasts.push(scheduled);
+  }
+
+  /** Takes the scheduled broadcasts whose time came off the list; an edit of one is then refused. */
+  takeDueBroadcasts(now: number): ScheduledBroadcastMessage[] {
+    const due = this.#broadcasts.filter((b) => b.scheduledFor <= now);
+    if (due.length === 0) return due;
+    for (const scheduled of due) this.#sentScheduled.add(scheduled.id);
+    const remaining = this.#broadcasts.filter((b) => b.scheduledFor > now);
+    this.#broadcasts.splice(0, this.#broadcasts.length, ...remaining);
+    return due;
+  }
+
+  /** A broadcast that went out goes first in the history; its message is deletable like any sent one. */
+  recordSentBroadcast(sent: SentBroadcast): void {
+    this.#sentBroadcasts.unshift(sent);
+    this.#sentById.set(sent.message.id, sent.message);
+  }
+
+  /** Orders the history newest first again (a broadcast delivered late goes by its send time). */
+  sortSentBroadcasts(): void {
+    this.#sentBroadcasts.sort((a, b) => compareIds(b.message.id, a.message.id));
+  }
+
+  // ---- posts
+
+  /** Files a post, or replaces the one of its id. */
+  putPost(post: Post): void {
+    this.#posts.set(post.id, post);
+  }
+
+  addPostSchedule(schedule: PostSchedule): void {
+    this.#postSchedules.set(schedule.postId, schedule);
+  }
+
+  // ---- chats
+
+  /** Lays a message written at run time (sent or received) over its chat. */
+  addMessage(group: number, message: Message): void {
+    const list = this.#sentMessages.get(group) ?? [];
+    list.push(message);
+    this.#sentMessages.set(group, list);
+    this.#sentById.set(message.id, message);
+  }
+
+  /** A fan's message that arrived stays unread until the creator reads it. */
+  addUnread(group: number, message: Message): void {
+    const unread = this.#receivedUnread.get(group) ?? [];
+    unread.push(message);
+    this.#receivedUnread.set(group, unread);
+  }
+
+  /**
+   * Marks a message deleted at `deletedAt` (Unix seconds): a message written at run time is answered
+   * with its deletedAt set, a seeded one is remembered as deleted (undefined).
+   */
+  deleteMessage(id: string, deletedAt: number): Message | undefined {
+    const sent = this.#sentById.get(id);
+    if (sent) {
+      sent.deletedAt = deletedAt;
+      return sent;
     }
-    return pinned;
+    this.#deletedMessages.set(id, deletedAt);
+    return undefined;
+  }
+
+  addOffer(offer: AccountMedia): void {
+    this.#offers.set(offer.id, offer);
+  }
+
+  addOfferBundle(bundle: AccountMediaBundle): void {
+    this.#offerBundles.set(bundle.id, bundle);
+  }
+
+  openDirectChat(fan: number, group: DirectGroup): void {
+    this.#directGroups.set(fan, group);
+  }
+
+  hideChat(group: number): void {
+    this.#hiddenGroups.add(group);
+  }
+
+  showChat(group: number): void {
+    this.#hiddenGroups.delete(group);
+  }
+
+  setReadReceipts(group: number, enabled: boolean): void {
+    this.#readReceipts.set(group, enabled);
+  }
+
+  setIgnoreFlags(fan: number, flags: number): void {
+    this.#ignoreFlags.set(fan, flags);
+  }
+
+  // ---- the fans' activity
+
+  recordFollow(fan: number, follow: FollowRecord, following: boolean): void {
+    this.#follows.set(fan, { follow, following });
+  }
+
+  recordSubscription(fan: number, subscription: Subscription): void {
+    this.#subscriptions.set(fan, subscription);
+  }
+
+  addNotification(entry: NotificationEntry): void {
+    this.#notifications.push(entry);
+  }
+
+  // ---- vault, links, payouts
+
+  /** The media filed in an album at run time, started from its seeded part on first use. */
+  filedMediaOf(album: VaultAlbum): FiledMedia {
+    const filed = this.#filedMedia.get(album.id) ?? {
+      seeded: { itemCount: album.itemCount, lastItemId: album.lastItemId },
+      items: [],
+    };
+    this.#filedMedia.set(album.id, filed);
+    return filed;
+  }
+
+  deleteAlbum(album: VaultAlbum, now: number): VaultAlbum {
+    album.deletedAt = now;
+    album.lastSyncAt = now;
+    album.version += 1;
+    return album;
+  }
+
+  editTrackingLink(
+    link: TrackingLink,
+    edit: { label: string | undefined; description: string | undefined },
+    now: number,
+  ): TrackingLink {
+    if (edit.label !== undefined) link.label = edit.label;
+    if (edit.description !== undefined) link.description = edit.description;
+    link.updatedAt = now;
+    return link;
+  }
+
+  deletePayoutMethod(method: PayoutMethod, now: number): PayoutMethod {
+    method.status = PAYOUT_STATUS_DELETED;
+    method.deletedAt = now;
+    method.version += 1;
+    return method;
   }
 }

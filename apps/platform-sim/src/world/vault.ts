@@ -40,11 +40,7 @@ export function albumMedia(state: CreatorState, albumId: string): AlbumMediaItem
  * media filed already stays once. Item times are whole milliseconds apart.
  */
 export function fileMedia(state: CreatorState, album: VaultAlbum, mediaIds: string[], now: number): void {
-  const filed = state.filedMedia.get(album.id) ?? {
-    seeded: { itemCount: album.itemCount, lastItemId: album.lastItemId },
-    items: [],
-  };
-  state.filedMedia.set(album.id, filed);
+  const filed = state.filedMediaOf(album);
   const known = new Set([...filed.items.map((item) => item.mediaId), ...seededIds(state, album, filed)]);
   for (const mediaId of mediaIds) {
     if (known.has(mediaId)) continue;

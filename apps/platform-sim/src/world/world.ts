@@ -1,14 +1,15 @@
 import { decodeId, Kind, RuntimeIds } from '../ids';
 import { SANDBOX_ACCOUNTS } from '../options';
 import type { PlatformProfile } from '../records';
-import { Broadcasts } from './broadcasts';
+import { Broadcasts, seedScheduledBroadcasts, seedSentBroadcasts } from './broadcasts';
 import { CdnLinks } from './cdn-links';
 import { ChatIndex } from './chats';
 import { Conversations } from './conversations';
 import { CreatorWorld } from './creator';
 import { CreatorDirectory, type CreatorIdentity } from './directory';
 import { Earnings } from './earnings';
-import { Following } from './following';
+import type { Following } from './following';
+import { seedPosts } from './posts';
 import { creatorProfile, fanProfile, GlobalProfiles } from './profiles';
 import { CreatorState } from './state';
 
@@ -22,6 +23,17 @@ export interface WorldSettings {
   extraCreators: number;
   anchorMs: number;
   cdnBaseUrl: string;
+}
+
+/** A creator's state as the seed makes it: its own collections, then its broadcasts and posts. */
+function seededState(world: CreatorWorld, ids: RuntimeIds): CreatorState {
+  const state = new CreatorState(world, ids);
+  seedScheduledBroadcasts(state);
+  const seeded = seedPosts(world, state.walls);
+  for (const post of seeded.posts) state.putPost(post);
+  for (const schedule of seeded.schedules) state.addPostSchedule(schedule);
+  seedSentBroadcasts(state);
+  return state;
 }
 
 interface CreatorEntry {
@@ -80,7 +92,7 @@ export class World {
 
   state(creator: number): CreatorState {
     const entry = this.entry(creator);
-    entry.state ??= new CreatorState(entry.world, this.ids);
+    entry.state ??= seededState(entry.world, this.ids);
     return entry.state;
   }
 
@@ -91,7 +103,7 @@ export class World {
 
   /** The accounts the creator follows, with its own follows and unfollows. */
   following(creator: number): Following {
-    return new Following(this.creator(creator), this.state(creator).following, this.ids);
+    return this.state(creator).following;
   }
 
   /** The creator's earnings series, summed from its transactions. */

@@ -1,9 +1,9 @@
-import { Upstream } from '@cg/contract';
+import { inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId, Text } from '../common/schemas';
 import { defineOperation, upstreamData } from '../define';
 
 /** Offer items per page. The contract sets no page size; one extra is fetched to see if more exist. */
@@ -78,6 +78,7 @@ const { obj, arr, str } = coerce;
 
 export const chatMediaStats = defineOperation({
   name: 'chat-media-stats',
+  paging: { cursor: ['data', 'nextCursor'], items: inResponse('data') },
   method: 'GET',
   path: '/:accountId/chats/:chatId/media-stats',
   summary: 'Media the creator sent to a fan in one chat, newest first',
@@ -96,9 +97,7 @@ export const chatMediaStats = defineOperation({
       chatId: PlatformId('the chat’s platform id (digits)'),
     }),
     querystring: Type.Object({
-      cursor: Type.Optional(
-        Type.String({ description: 'nextCursor of the previous page (the last offer item’s id)' }),
-      ),
+      cursor: Type.Optional(Text('nextCursor of the previous page (the last offer item’s id)')),
     }),
     // Here the contract puts nextCursor beside data.data, null after the last page.
     data: Upstream(MediaStatsResponse, { outer: { nextCursor: Nullable(Type.String()) } }),

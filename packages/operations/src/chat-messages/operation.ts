@@ -1,11 +1,11 @@
-import { Upstream } from '@cg/contract';
+import { inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { AccountMedia } from '../chat-media-stats/operation';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { attachedMedia } from '../common/media-offer';
 import { Message } from '../common/message';
-import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId, Text } from '../common/schemas';
 import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr, str } = coerce;
@@ -25,6 +25,7 @@ const ChatMessagesResponse = Type.Object({
 
 export const chatMessages = defineOperation({
   name: 'chat-messages',
+  paging: { cursor: inResponse('cursor'), items: inResponse('messages') },
   method: 'GET',
   path: '/:accountId/chats/:chatId/messages',
   summary: 'Read one page of a chat, newest message first',
@@ -37,7 +38,7 @@ export const chatMessages = defineOperation({
       chatId: PlatformId('the chat’s groupId'),
     }),
     querystring: Type.Object({
-      cursor: Type.Optional(Type.String({ description: 'response.cursor of the previous page' })),
+      cursor: Type.Optional(Text('response.cursor of the previous page')),
       limit: Type.Optional(
         Type.Integer({
           minimum: 1,

@@ -1,10 +1,10 @@
-import { Upstream } from '@cg/contract';
+import { inData, inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { OffsetCursorQuery, offsetCursor } from '../common/cursor';
 import { PlatformProfile } from '../common/profile';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, accountExample, Nullable, PlatformId } from '../common/schemas';
+import { AccountParams, accountExample, Nullable, PlatformId, Text } from '../common/schemas';
 import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr, str } = coerce;
@@ -46,6 +46,7 @@ const ChatsResponse = Type.Object({
 
 export const chatsList = defineOperation({
   name: 'chats-list',
+  paging: { cursor: inData('nextCursor'), items: inResponse('data') },
   method: 'GET',
   path: '/:accountId/chats',
   summary: 'List the creator’s chats, one row per fan conversation',
@@ -56,9 +57,7 @@ export const chatsList = defineOperation({
     querystring: Type.Object({
       filter: Type.Optional(oneOf(CHAT_FILTER_FLAGS, 'all (default), vips, followers, subscribers')),
       subscriptionTierId: Type.Optional(PlatformId('only fans on this subscription tier')),
-      search: Type.Optional(
-        Type.String({ maxLength: 100, description: 'match on the fan’s username or display name' }),
-      ),
+      search: Type.Optional(Text('match on the fan’s username or display name', { maxLength: 100 })),
       sort: Type.Optional(oneOf(CHAT_SORT_ORDER, 'newest (default), oldest, unread')),
       cursor: OffsetCursorQuery,
       limit: Type.Optional(

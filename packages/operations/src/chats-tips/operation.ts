@@ -1,4 +1,4 @@
-import { Upstream } from '@cg/contract';
+import { inData, inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { OffsetCursorQuery, offsetCursor } from '../common/cursor';
@@ -29,6 +29,7 @@ const TipsResponse = Type.Object({
 
 export const chatsTips = defineOperation({
   name: 'chats-tips',
+  paging: { cursor: inData('nextCursor'), items: inResponse('tips') },
   method: 'GET',
   path: '/:accountId/chats/:fanId/tips',
   summary: 'Tips one fan sent the creator in chat, newest first, with their total (mills)',

@@ -1,9 +1,9 @@
-import { Upstream } from '@cg/contract';
+import { inData, inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, accountExample, Nullable } from '../common/schemas';
+import { AccountParams, accountExample, Nullable, Text } from '../common/schemas';
 import { accountRead, defineOperation, upstreamData } from '../define';
 
 /** Interactions per page. The contract sets no page size; one extra is fetched to see if more exist. */
@@ -31,6 +31,7 @@ const { obj, arr, num } = coerce;
 
 export const chatsUnread = defineOperation({
   name: 'chats-unread',
+  paging: { cursor: inData('nextCursor'), items: inResponse('messageInteractions') },
   method: 'GET',
   path: '/:accountId/chats/unread',
   summary: 'Unread message interactions across all chats, newest first',
@@ -39,9 +40,7 @@ export const chatsUnread = defineOperation({
   schemas: {
     params: AccountParams,
     querystring: Type.Object({
-      cursor: Type.Optional(
-        Type.String({ description: 'the messageId of the last item of the previous response' }),
-      ),
+      cursor: Type.Optional(Text('the messageId of the last item of the previous response')),
     }),
     data: Upstream(
       Type.Object({

@@ -1,5 +1,6 @@
 import { GatewayError } from '@cg/contract';
 import { Type } from 'typebox';
+import { Text } from './schemas';
 
 /**
  * Cursors the gateway makes out of the platform's offset paging: `o<offset>`, opaque to callers.
@@ -26,9 +27,7 @@ export const offsetCursor = {
 };
 
 /** The `cursor` query parameter of an offset-paged listing. */
-export const OffsetCursorQuery = Type.Optional(
-  Type.String({ maxLength: 64, description: 'nextCursor of the previous page' }),
-);
+export const OffsetCursorQuery = Type.Optional(Text('nextCursor of the previous page', { maxLength: 64 }));
 
 /** `nextCursor` in the answer of an offset-paged listing. */
 export const NextOffsetCursor = Type.String({

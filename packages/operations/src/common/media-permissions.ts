@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { dollarsToMills } from './money';
-import { PlatformId, UnixMs } from './schemas';
+import { PlatformId, Text, UnixMs } from './schemas';
 
 /**
  * The contract's Media permissions object (send message; later mass messages and automated
@@ -35,7 +35,7 @@ const Price = Type.Number({
   maximum: MAX_PPV_DOLLARS,
   description: `dollars, ${MIN_PPV_DOLLARS} to ${MAX_PPV_DOLLARS}; required with ppv, refused otherwise`,
 });
-const Label = (description: string) => Type.String({ maxLength: 200, description });
+const Label = (description: string) => Text(description, { maxLength: 200 });
 
 const ruleFields = {
   price: Type.Optional(Price),

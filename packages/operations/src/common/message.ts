@@ -8,6 +8,7 @@ import { NonBlank } from './schemas';
 export const MAX_MESSAGE_CHARS = 5000;
 /** A message's text (a chat message, a mass message): not empty or only whitespace. */
 export const MessageText = NonBlank('the message text; not empty or only whitespace', {
+  long: true,
   maxLength: MAX_MESSAGE_CHARS,
 });
 

@@ -8,7 +8,7 @@ import { attachedMedia } from './media-offer';
 import { dollarsToMills } from './money';
 import { PlatformProfile } from './profile';
 import { f, type RecordValue, record } from './record';
-import { AccountParams, NonBlank, PlatformId, UnixMs } from './schemas';
+import { AccountParams, NonBlank, NonEmpty, PlatformId, Text, UnixMs } from './schemas';
 
 /**
  * Posts, shared by the post operations: the create body (which the update takes too), its rules and
@@ -71,9 +71,9 @@ const ReplyPermissions = Type.Object({
 
 /** The body of POST /{account_id}/posts, and of the update, which takes the same. */
 export const PostBody = Type.Object({
-  content: Type.Optional(Type.String({ maxLength: MAX_CONTENT, description: 'post text' })),
+  content: Type.Optional(Text('post text', { maxLength: MAX_CONTENT, long: true })),
   mediaIds: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    Type.Array(NonEmpty(undefined, { maxLength: 64 }), {
       maxItems: MAX_MEDIA,
       uniqueItems: true,
       description: 'vault media ids to attach',
@@ -83,8 +83,8 @@ export const PostBody = Type.Object({
   previewId: Type.Optional(NonBlank('preview media id', { maxLength: 64 })),
   scheduledFor: Type.Optional(UnixMs('Unix ms; 0 = now')),
   expiresAt: Type.Optional(UnixMs('Unix ms; 0 = never')),
-  wallIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true })),
-  pinWallIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true })),
+  wallIds: Type.Optional(Type.Array(NonEmpty(undefined, { maxLength: 64 }), { uniqueItems: true })),
+  pinWallIds: Type.Optional(Type.Array(NonEmpty(undefined, { maxLength: 64 }), { uniqueItems: true })),
   access_type: Type.Optional(
     Type.Array(AccessType, {
       uniqueItems: true,

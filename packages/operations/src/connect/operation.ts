@@ -14,6 +14,7 @@ export const connect = defineOperation({
   country: ({ body }) => body.countryCode,
   // Logging in changes nothing on the account, so a login whose answer was lost may be repeated.
   write: false,
+  connects: true,
   sealInput: true,
   sealResult: true,
   successStatus: 201,

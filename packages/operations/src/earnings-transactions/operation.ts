@@ -1,4 +1,4 @@
-import { Upstream } from '@cg/contract';
+import { inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { DEFAULT_LIMIT, fetchPages, LimitQuery } from '../common/paging';
@@ -41,6 +41,7 @@ export const EarningsResponse = Type.Object({
 
 export const earningsTransactions = defineOperation({
   name: 'earnings-transactions',
+  paging: { offset: true, total: inResponse('total'), items: inResponse('data') },
   method: 'GET',
   path: '/:accountId/earnings/transactions',
   summary: 'Earnings transactions of the creator, newest first',

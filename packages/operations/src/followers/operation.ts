@@ -1,4 +1,4 @@
-import { GatewayError, Upstream } from '@cg/contract';
+import { GatewayError, inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { OffsetCursorQuery, offsetCursor } from '../common/cursor';
@@ -33,6 +33,7 @@ const FollowersResponse = Type.Object({
 
 export const followers = defineOperation({
   name: 'followers',
+  paging: { cursor: inResponse('nextCursor'), items: inResponse('followers') },
   method: 'GET',
   path: '/:accountId/followers',
   summary: 'Accounts that follow the creator, newest first',

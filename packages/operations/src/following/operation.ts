@@ -1,4 +1,4 @@
-import { GatewayError, Upstream } from '@cg/contract';
+import { GatewayError, inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cursor';
@@ -19,6 +19,7 @@ export const FollowingResponse = Type.Object({
 
 export const following = defineOperation({
   name: 'following',
+  paging: { cursor: inResponse('nextCursor'), items: inResponse('following') },
   method: 'GET',
   path: '/:accountId/following',
   summary: 'Accounts the creator follows',

@@ -2,7 +2,7 @@ import { GatewayError, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { refusedAs } from '../common/platform-refusal';
-import { AccountParams, accountExample, PlatformId } from '../common/schemas';
+import { AccountParams, accountExample, Nullable, PlatformId, Text } from '../common/schemas';
 import { accountCreate, defineOperation, type OperationContext, upstreamData } from '../define';
 import { RecipientGroup } from '../mass-messages-scheduled/operation';
 
@@ -62,14 +62,14 @@ export const groupCreate = defineOperation({
         Type.Array(Type.Unknown(), { maxItems: 0, description: 'empty for a direct chat' }),
       ),
       lastMessage: Type.Optional(Type.Null()),
+      // The object first: a 400 then names the field inside it, not "must be null".
       userSettings: Type.Optional(
-        Type.Union([
-          Type.Null(),
+        Nullable(
           Type.Object({
-            customName: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 100 })])),
+            customName: Type.Optional(Nullable(Text(undefined, { maxLength: 100 }))),
             hidden: Type.Optional(Type.Boolean()),
           }),
-        ]),
+        ),
       ),
     }),
     data: Upstream(RecipientGroup.schema),

@@ -1,9 +1,9 @@
-import { Upstream } from '@cg/contract';
+import { inData, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { ListMemberWithSortId } from '../common/list-member';
-import { AccountParams, EXAMPLE_ACCOUNT_ID } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId, Text } from '../common/schemas';
 import { accountRead, defineOperation, upstreamData } from '../define';
 
 /** Members per page. The contract sets no page size; one extra is fetched to see if more exist. */
@@ -15,6 +15,7 @@ const CURSOR_RULE = 'must be a nextCursor this endpoint answered (an item’s pl
 
 export const listsRead = defineOperation({
   name: 'lists-read',
+  paging: { cursor: inData('nextCursor'), items: inData('response') },
   method: 'GET',
   path: '/:accountId/lists/:listId',
   summary: 'The fans of a list, oldest addition first',
@@ -24,12 +25,10 @@ export const listsRead = defineOperation({
   schemas: {
     params: Type.Object({
       ...AccountParams.properties,
-      listId: Type.String({ minLength: 1, maxLength: 64, description: 'id of the list' }),
+      listId: PlatformId('id of the list'),
     }),
     querystring: Type.Object({
-      cursor: Type.Optional(
-        Type.String({ description: 'nextCursor of the previous page (the last member’s sortId)' }),
-      ),
+      cursor: Type.Optional(Text('nextCursor of the previous page (the last member’s sortId)')),
     }),
     // nextCursor is typed string only in the contract: "" marks the last page.
     data: Upstream(Type.Array(ListMemberWithSortId.schema), { inner: { nextCursor: Type.String() } }),

@@ -1,11 +1,11 @@
-import { Upstream } from '@cg/contract';
+import { inData, inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { AccountMedia } from '../chat-media-stats/operation';
 import { coerce } from '../common/coerce';
 import { idCursor, splitPage } from '../common/id-cursor';
 import { Message } from '../common/message';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, accountExample, Nullable } from '../common/schemas';
+import { AccountParams, accountExample, Nullable, Text } from '../common/schemas';
 import { accountRead, defineOperation, type OperationContext, upstreamData } from '../define';
 
 const { obj, arr, str } = coerce;
@@ -68,7 +68,7 @@ async function statsPage(
 const statsSchemas = {
   params: AccountParams,
   querystring: Type.Object({
-    cursor: Type.Optional(Type.String({ description: 'data.data.nextCursor of the previous page' })),
+    cursor: Type.Optional(Text('data.data.nextCursor of the previous page')),
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -85,6 +85,7 @@ const statsSchemas = {
 function statsOperation(deleted: boolean) {
   return defineOperation({
     name: deleted ? 'mass-messages-stats-deleted' : 'mass-messages-stats-sent',
+    paging: { cursor: inData('nextCursor'), items: inResponse('messages') },
     method: 'GET',
     path: deleted ? '/:accountId/mass-messaging/stats/deleted' : '/:accountId/mass-messaging/stats/sent',
     summary: deleted

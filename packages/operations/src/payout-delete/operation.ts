@@ -3,7 +3,7 @@ import { PlatformError } from '@cg/platform-client';
 import { type Static, Type } from 'typebox';
 import { isRefusal } from '../common/platform-refusal';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, accountExample, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank, Text } from '../common/schemas';
 import { grantRefused, isGrantToken, STEP_UP_STEPS, takeGrant, verifyCode } from '../common/step-up';
 import { defineOperation, type OperationContext, upstreamData } from '../define';
 
@@ -24,11 +24,10 @@ export type PayoutMethod = RecordValue<typeof PayoutMethod>;
 
 const Twofa = Type.Object({
   code: NonBlank('the one-time code', { maxLength: 32 }),
-  token: Type.String({
-    maxLength: 200,
-    description:
-      'the token of POST .../twofa/session (the challenge) or of .../twofa/session/verify (the grant); empty: none',
-  }),
+  token: Text(
+    'the token of POST .../twofa/session (the challenge) or of .../twofa/session/verify (the grant); empty: none',
+    { maxLength: 200 },
+  ),
 });
 
 export const payoutDelete = defineOperation({

@@ -1,9 +1,9 @@
-import { GatewayError, Upstream } from '@cg/contract';
+import { GatewayError, inData, inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce, type Raw } from '../common/coerce';
 import { idCursor } from '../common/id-cursor';
 import { PostsAnswer, postsAnswer } from '../common/post';
-import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId, Text } from '../common/schemas';
 import { accountRead, defineOperation, upstreamData } from '../define';
 import { Wall } from '../posts-walls/operation';
 
@@ -16,6 +16,7 @@ const CURSOR_RULE = 'must be a cursor this endpoint answered (the id of the olde
 
 export const postsWall = defineOperation({
   name: 'posts-wall',
+  paging: { cursor: inData('nextCursor'), items: inResponse('posts') },
   method: 'GET',
   path: '/:accountId/posts/wall/:wallId',
   summary: 'The posts on one of the creator’s walls, newest first',
@@ -24,7 +25,7 @@ export const postsWall = defineOperation({
   schemas: {
     params: Type.Object({ ...AccountParams.properties, wallId: PlatformId('id of the wall') }),
     querystring: Type.Object({
-      cursor: Type.Optional(Type.String({ description: 'data.data.nextCursor of the previous page' })),
+      cursor: Type.Optional(Text('data.data.nextCursor of the previous page')),
     }),
     // The next cursor sits beside response (data.data.nextCursor), null after the oldest post.
     data: Upstream(Type.Object({ wall: Wall.schema, ...PostsAnswer.properties }), {

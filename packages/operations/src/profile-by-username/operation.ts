@@ -16,6 +16,9 @@ export const profileByUsername = defineOperation({
   notFoundMessage: 'no profile has that username',
   schemas: {
     params: Type.Object({
+      // The platform's username characters. The upstream notes state no rule and the sandbox looks up
+      // any text; its usernames are letters, digits and `_`, and `.` and `-` are taken too. Anything
+      // else (a slash, a control character, `ü`) names no profile and never reaches the platform.
       username: Type.String({
         pattern: '^[A-Za-z0-9_.-]{1,64}$',
         description: 'a platform username: letters, digits, _ . -',

@@ -1,10 +1,10 @@
-import { Upstream } from '@cg/contract';
+import { inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { NextOffsetCursor, OffsetCursorQuery, offsetCursor } from '../common/cursor';
 import { fetchCursorPage, LimitQuery } from '../common/paging';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, accountExample } from '../common/schemas';
+import { AccountParams, accountExample, Text } from '../common/schemas';
 import { accountRead, defineOperation, upstreamData } from '../define';
 
 const { obj, arr } = coerce;
@@ -66,6 +66,7 @@ export const SubscribersResponse = Type.Object({
 
 export const subscribers = defineOperation({
   name: 'subscribers',
+  paging: { cursor: inResponse('nextCursor'), items: inResponse('subscriptions') },
   method: 'GET',
   path: '/:accountId/subscribers',
   summary: 'Subscribers of the creator (all, active or expired), with subscription stats',
@@ -87,9 +88,7 @@ export const subscribers = defineOperation({
           description: 'a subscription tier id (or comma-separated ids)',
         }),
       ),
-      search: Type.Optional(
-        Type.String({ maxLength: 100, description: 'match on username or display name' }),
-      ),
+      search: Type.Optional(Text('match on username or display name', { maxLength: 100 })),
     }),
     data: Upstream(SubscribersResponse),
   },

@@ -1,6 +1,6 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
-import { AccountParams, accountExample, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank, Text } from '../common/schemas';
 import { CreatedTrackingLink, DESCRIPTION_MAX, LABEL_MAX } from '../common/tracking-link';
 import { accountCreate, defineOperation, upstreamData } from '../define';
 
@@ -15,7 +15,7 @@ export const trackingLinksCreate = defineOperation({
     params: AccountParams,
     body: Type.Object({
       label: NonBlank('name of the link', { maxLength: LABEL_MAX }),
-      description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })),
+      description: Type.Optional(Text(undefined, { maxLength: DESCRIPTION_MAX, long: true })),
     }),
     data: Upstream(CreatedTrackingLink.schema),
   },

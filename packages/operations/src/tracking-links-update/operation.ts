@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { refusedAs } from '../common/platform-refusal';
-import { AccountParams, accountExample, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank, Text } from '../common/schemas';
 import { DESCRIPTION_MAX, LABEL_MAX, TrackingLink } from '../common/tracking-link';
 import { accountUpdate, defineOperation, upstreamData } from '../define';
 
@@ -19,7 +19,7 @@ export const trackingLinksUpdate = defineOperation({
     body: Type.Object({
       id: NonBlank('id of the tracking link', { maxLength: 64 }),
       label: Type.Optional(NonBlank('name of the link', { maxLength: LABEL_MAX })),
-      description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })),
+      description: Type.Optional(Text(undefined, { maxLength: DESCRIPTION_MAX, long: true })),
     }),
     data: Upstream(TrackingLink.schema),
   },

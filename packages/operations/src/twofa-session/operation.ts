@@ -3,7 +3,7 @@ import { PlatformError } from '@cg/platform-client';
 import { Type } from 'typebox';
 import { isRefusal, refusedAs } from '../common/platform-refusal';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, accountExample, NonBlank } from '../common/schemas';
+import { AccountParams, accountExample, NonBlank, Text } from '../common/schemas';
 import { issueGrant, NO_SECOND_FACTOR, StepUpGrant, verifyCode } from '../common/step-up';
 import { accountCreate, defineOperation, upstreamData } from '../define';
 
@@ -80,7 +80,7 @@ export const twofaSessionVerify = defineOperation({
       token: NonBlank('token of the OTP challenge', { maxLength: 200 }),
       code: NonBlank('the one-time code', { maxLength: 32 }),
       mode: Type.Optional(
-        Type.Union([Type.String({ maxLength: 64 }), Type.Number()], {
+        Type.Union([Text(undefined, { maxLength: 64 }), Type.Number()], {
           description: 'the channel the code came from, passed to the platform unchanged',
         }),
       ),

@@ -1,7 +1,7 @@
 import { Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { refusedAs } from '../common/platform-refusal';
-import { AccountParams, EXAMPLE_ACCOUNT_ID, NonBlank } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, PlatformId } from '../common/schemas';
 import { DeletedVaultAlbum } from '../common/vault-album';
 import { accountUpdate, defineOperation, upstreamData } from '../define';
 
@@ -16,8 +16,7 @@ export const vaultAlbumDelete = defineOperation({
   schemas: {
     params: Type.Object({
       ...AccountParams.properties,
-      // Any non-blank text the platform could name an album by; an id it does not know is its 404, not ours.
-      albumId: NonBlank('id of a user album', { maxLength: 64 }),
+      albumId: PlatformId('id of a user album'),
     }),
     data: Upstream(DeletedVaultAlbum.schema),
   },

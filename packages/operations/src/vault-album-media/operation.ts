@@ -1,9 +1,9 @@
-import { GatewayError, Upstream } from '@cg/contract';
+import { GatewayError, inResponse, Upstream } from '@cg/contract';
 import { Type } from 'typebox';
 import { coerce } from '../common/coerce';
 import { idCursor } from '../common/id-cursor';
 import { f, type RecordValue, record } from '../common/record';
-import { AccountParams, EXAMPLE_ACCOUNT_ID, NonBlank, Nullable } from '../common/schemas';
+import { AccountParams, EXAMPLE_ACCOUNT_ID, Nullable, PlatformId, Text } from '../common/schemas';
 import { VaultMedia } from '../common/vault-album';
 import { accountRead, defineOperation, type OperationContext, upstreamData } from '../define';
 
@@ -35,6 +35,7 @@ const AlbumMediaResponse = Type.Object({
 
 export const vaultAlbumMedia = defineOperation({
   name: 'vault-album-media',
+  paging: { cursor: inResponse('cursor'), items: inResponse('media') },
   method: 'GET',
   path: '/:accountId/vault/albums/:albumId/media',
   summary: 'The media of one vault album, newest first',
@@ -44,10 +45,10 @@ export const vaultAlbumMedia = defineOperation({
   schemas: {
     params: Type.Object({
       ...AccountParams.properties,
-      albumId: NonBlank('id of an album (GET .../vault/albums)', { maxLength: 64 }),
+      albumId: PlatformId('id of an album (GET .../vault/albums)'),
     }),
     querystring: Type.Object({
-      cursor: Type.Optional(Type.String({ description: 'response.cursor of the previous page' })),
+      cursor: Type.Optional(Text('response.cursor of the previous page')),
     }),
     data: Upstream(AlbumMediaResponse),
   },

@@ -13,6 +13,7 @@ export const verifyTwofa = defineOperation({
   lane: loginLane,
   country: ({ body }) => body.countryCode,
   write: true,
+  connects: true,
   sealInput: true,
   sealResult: true,
   successStatus: 201,

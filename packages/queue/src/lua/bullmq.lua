@@ -5,14 +5,16 @@
   standalone: it needs nothing from the other includes.
 
   Input, in every script that includes this file:
-    ARGV[1] BullMQ's key prefix of the operations queue (keys.ts `jobPrefix`, `{p:q}:operations:`):
+    ARGV[1] BullMQ's key prefix of the lanes' queue (keys.ts `jobPrefix`: `{p:q}:operations:`, or
+            `{p:q}:webhooks:` for the webhook endpoints' lanes):
             a job's hash is <prefix><id>, its lock <prefix><id>:lock. Jobs are named from it because
             their ids are found in Redis (wait lists, leases, records), not known to the caller.
   BullMQ's sets a script reads (`delayed`, `failed`) are that script's own KEYS, handed to `jobIn`.
 
   A job id of the form "<batch>-<n>" is the n-th request of the batch job <batch> (several reads
   granted together travel as one BullMQ job); such a request moved out of its batch becomes a job
-  of its own under the same id. The functions named "request…" look at both.
+  of its own under the same id. The functions named "request…" look at both. (Webhook deliveries
+  have no batches: a delivery id that ends like a request's names a batch job that does not exist.)
 ]]
 local bullmqJobPrefix = ARGV[1]
 

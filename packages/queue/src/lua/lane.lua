@@ -6,10 +6,11 @@
     run    ZSET  jobId -> lease deadline (ms): jobs granted a slot (running or about to)
     wait   LIST  jobIds waiting for a slot, FIFO
     gwait  LIST  jobIds of the gapped operation (chat media stats) waiting
-    state  HASH  next (earliest start by rate), pause (429 until), last (actual start of the
-                 latest gapped call; lastBy, lastPrev: its job and the last it replaced, until a
-                 release or a touch), plan (planned start of the latest granted gapped call),
-                 gwake (the gapped job on a slot-less timed wait) and gwakeAt (when it wakes)
+    state  HASH  next (earliest start by rate), pause (429 until; pauseWhy: why, pause.lua), last
+                 (actual start of the latest gapped call; lastBy, lastPrev: its job and the last it
+                 replaced, until a release or a touch), plan (planned start of the latest granted
+                 gapped call), gwake (the gapped job on a slot-less timed wait) and gwakeAt (when it
+                 wakes)
     jobs   ZSET  jobId -> enqueue time: every unfinished job of the lane (backlog bound)
     gjobs  SET   the gapped ones of `jobs`: admit adds a gapped job to both, and whatever takes a
                  job out of `jobs` takes it out of here (`unlist`)

@@ -1,0 +1,1 @@
+export { Spool, type SpoolUse } from './spool';
