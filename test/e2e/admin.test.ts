@@ -49,6 +49,13 @@ describe('operations surface', () => {
     expect(page.status).toBe(200);
   });
 
+  it('shows every queue the gateway runs', async () => {
+    const response = await fetch(`${stack.apiUrl}/admin/queues/api/queues`, { headers: { authorization: admin } });
+    expect(response.status).toBe(200);
+    const { queues } = (await response.json()) as { queues: { name: string }[] };
+    expect(queues.map((shown) => shown.name).sort()).toEqual(['listen', 'operations', 'webhooks']);
+  });
+
   it('shows jobs on the board with no secret in them', async () => {
     const twofa = account(stack, 'creator_2fa');
     const credentials = connectCredentials(stack, 'creator_2fa', 'Two', 'GB');

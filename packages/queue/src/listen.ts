@@ -37,7 +37,8 @@ export async function listenHeld(
 
 /** Starts and stops the holding of accounts (the worker when an account connects, the API when it goes). */
 export class ListenJobs {
-  private readonly queue: Queue<ListenJob>;
+  /** The queue itself, for Bull Board. */
+  readonly queue: Queue<ListenJob>;
 
   constructor(redis: Redis, prefix: string) {
     this.queue = new Queue<ListenJob>(LISTEN_QUEUE, { connection: redis, prefix: listenPrefix(prefix) });
