@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -17,6 +17,14 @@ const compose = parse(readFileSync(resolve(root, 'docker-compose.yml'), 'utf8'))
     }
   >;
 };
+
+/** `apps/<name>/package.json` and `packages/<name>/package.json`: the workspaces. */
+const workspaceManifests = () =>
+  ['apps', 'packages'].flatMap((dir) =>
+    readdirSync(resolve(root, dir))
+      .filter((name) => existsSync(resolve(root, dir, name, 'package.json')))
+      .map((name) => `${dir}/${name}/package.json`),
+  );
 
 describe('docker-compose.yml', () => {
   it('runs redis, the sandbox, the API, the worker, the listener and the webhook delivery', () => {
@@ -48,6 +56,19 @@ describe('docker-compose.yml', () => {
       expect(compose.services[name]?.command).toContain(entry);
     }
     expect(readFileSync(resolve(root, 'Dockerfile'), 'utf8')).toContain('pnpm install --frozen-lockfile');
+  });
+
+  it('installs every workspace before copying the sources, and builds the console into the image', () => {
+    const dockerfile = readFileSync(resolve(root, 'Dockerfile'), 'utf8');
+    const install = dockerfile.indexOf('RUN pnpm install');
+    for (const manifest of workspaceManifests()) {
+      const copied = dockerfile.indexOf(`COPY ${manifest} `);
+      expect(copied, manifest).toBeGreaterThan(-1);
+      expect(copied, manifest).toBeLessThan(install);
+    }
+    // Development dependencies too (tsx runs the apps, Vite builds the console): production after.
+    expect(dockerfile.indexOf('NODE_ENV=production')).toBeGreaterThan(install);
+    expect(dockerfile).toContain('RUN pnpm --filter @cg/console build');
   });
 
   it('publishes the documented ports and wires the gateway to Redis and the sandbox', () => {
