@@ -51,7 +51,8 @@ async function main(): Promise<number> {
   const { selected, scale, profile } = parseArgs(process.argv.slice(2));
   const started = new Date();
   const stamp = started.toISOString().slice(0, 10);
-  const resultsDir = resolve(ROOT, 'bench/results');
+  // BENCH_RESULTS_DIR: somewhere else than bench/results (the smoke test writes to a temp dir).
+  const resultsDir = resolve(ROOT, process.env.BENCH_RESULTS_DIR || 'bench/results');
   const profileRoot = profile
     ? join(resultsDir, 'profiles', started.toISOString().replace(/[:.]/g, '-'))
     : undefined;

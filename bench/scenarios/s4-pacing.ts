@@ -51,12 +51,12 @@ export const s4: Scenario = {
       };
     }
     const accounts = size(100, 20, 5);
-    const loadMs = size(180_000, 60_000, 8_000);
-    const tailMs = size(30_000, 10_000, 2_000);
-    const baselineMs = size(20_000, 10_000, 2_000);
+    const loadMs = size(180_000, 60_000, 4_000);
+    const tailMs = size(30_000, 10_000, 1_000);
+    const baselineMs = size(20_000, 10_000, 1_000);
     const sampleMs = size(10_000, 10_000, 1_000);
     /** The span the first and last windows of the load compare (a minute, but in a smoke run). */
-    const windowMs = size(60_000, 60_000, 3_000);
+    const windowMs = size(60_000, 60_000, 2_000);
     const scope = new Scope();
     try {
       // Accounts 1..N for the gateway, N+1..2N for the baseline: each side's gaps are its own.
