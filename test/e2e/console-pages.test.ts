@@ -214,7 +214,7 @@ describe('webhooks', () => {
     const page = await openPage(stack.keys.t1, 'Webhooks');
     const form = page.getByRole('form', { name: 'Add an endpoint' });
     await form.getByLabel('URL').fill(`${base}/console-hook`);
-    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    await form.getByRole('button', { name: 'Create endpoint' }).click();
     const secret = page.getByTestId('webhook-secret');
     await secret.waitFor(WAIT);
     const shown = (await secret.textContent()) ?? '';

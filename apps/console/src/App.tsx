@@ -72,6 +72,9 @@ function SignedIn(props: { apiKey: string; platform: string; onSignedOut: (notic
               </a>
             ))}
         </nav>
+        <nav aria-label="Operator">
+          <a href="/admin/queues">Queues</a> <a href="/docs">API reference</a>
+        </nav>
         <span className="who">
           {session.scope.label || session.scope.keyId} · {session.scope.access}
           {session.scope.accounts === null

@@ -189,7 +189,7 @@ function CreateEndpoint({ onSecret }: { onSecret: OnSecret }) {
         Events (comma-separated; blank for every event) <input name="events" />
       </label>
       <button type="submit" disabled={create.isPending}>
-        Add endpoint
+        Create endpoint
       </button>
       {create.isError && <p className="error">{describeError(create.error)}</p>}
     </form>
