@@ -50,7 +50,9 @@ describe('operations surface', () => {
   });
 
   it('shows every queue the gateway runs', async () => {
-    const response = await fetch(`${stack.apiUrl}/admin/queues/api/queues`, { headers: { authorization: admin } });
+    const response = await fetch(`${stack.apiUrl}/admin/queues/api/queues`, {
+      headers: { authorization: admin },
+    });
     expect(response.status).toBe(200);
     const { queues } = (await response.json()) as { queues: { name: string }[] };
     expect(queues.map((shown) => shown.name).sort()).toEqual(['listen', 'operations', 'webhooks']);
