@@ -6,6 +6,7 @@ import { expectError, expectNotFound } from '../support/assert';
 import { connectAccount } from '../support/common';
 import { testLogger } from '../support/logs';
 import { sleep } from '../support/processes';
+import { clearFaults, injectFault } from '../support/sim';
 import { gw, redisText, startStack, type TestStack } from '../support/stack';
 
 let stack: TestStack;
@@ -226,5 +227,18 @@ describe('keys over HTTP', () => {
     expect((await gw(stack, 'DELETE', `/keys/${keyId}`)).status).toBe(200);
     await sleep(1_000);
     expect((await me()).status).toBe(401);
+  });
+
+  it('answers an account outside the key that needs a new login with the same 404, not a 409', async () => {
+    const { key } = await makeKey({ access: 'read', accounts: [ids.demo] });
+    await injectFault(stack, { kind: 'sessionExpiry', account: 'creator_2fa' });
+    try {
+      expectError(await gw(stack, 'GET', `/${ids.extra}/me`), 409, 'REAUTH_REQUIRED');
+      // On the second API process, which has not seen the account yet (nothing cached).
+      const answer = await fetch(`${secondUrl}/${ids.extra}/me`, { headers: { 'x-api-key': key } });
+      expectNotFound({ status: answer.status, body: await answer.json() }, ids.extra);
+    } finally {
+      await clearFaults(stack);
+    }
   });
 });

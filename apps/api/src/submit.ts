@@ -147,7 +147,7 @@ async function findAccount(
     const cacheKey = connectedKey(request.tenantId, named);
     let laned = connected.get(cacheKey);
     if (laned === undefined) {
-      laned = await connectedAccount(store, request.tenantId, named);
+      laned = await connectedAccount(store, request, named);
       connected.set(cacheKey, laned);
     }
     // Outside the key's accounts: the very answer of an account that does not exist.
@@ -162,14 +162,17 @@ async function findAccount(
 
 const accountNotFound = (named: string) => new GatewayError('NOT_FOUND', `account ${named} not found`);
 
-/** The tenant's connected account `named` (its service or platform account id), or 404 / 409. */
+/**
+ * The tenant's connected account `named` (its service or platform account id), or 404 / 409. One
+ * outside the key's accounts is 404 before its state is looked at: a 409 would tell that it exists.
+ */
 async function connectedAccount(
   store: ApiContext['store'],
-  tenantId: string,
+  request: FastifyRequest,
   named: string,
 ): Promise<LanedAccount> {
-  const account = await store.accounts.find(tenantId, named);
-  if (!account) throw accountNotFound(named);
+  const account = await store.accounts.find(request.tenantId, named);
+  if (!account || !reaches(request.apiKey, account.accountId)) throw accountNotFound(named);
   if (account.status === 'reauth_required')
     throw new GatewayError('REAUTH_REQUIRED', `account ${named} needs a new login: connect it again`);
   return { accountId: account.accountId, lane: laneOfAccount(account) };
