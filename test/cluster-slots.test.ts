@@ -55,7 +55,7 @@ describe.skipIf(!onPath('redis-server'))('on a Redis Cluster (one node, every sl
     const created = await keys.create('acme', { label: 'cluster' });
     expect(await keys.resolve(created.key)).toMatchObject({ tenantId: 'acme' });
     expect((await keys.list()).map((k) => k.keyId)).toContain(created.info.keyId);
-    // The guarded changes (WATCH, then MULTI in the keys' slot): the last admin key stays admin.
+    // The guarded changes (one script in the keys' slot): the last admin key stays admin.
     expect(await keys.update('acme', created.info.keyId, { access: 'read' })).toBe(LAST_ADMIN);
     const second = await keys.create('acme', { label: 'second' });
     expect(await keys.update('acme', created.info.keyId, { access: 'read' })).toMatchObject({

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { newId, randomId, sha256 } from './ids';
 import type { StoreKeys } from './keys';
+import { defineScripts, type Scripted } from './lua';
 
 /** What a key may do: `read` GET operations and job status; `write` every operation; `admin` more. */
 export const KEY_ACCESS = ['read', 'write', 'admin'] as const;
@@ -45,13 +46,17 @@ const LEGACY_SCOPE: KeyScope = { access: 'admin', accounts: null };
 /**
  * API keys are stored only as SHA-256 hashes: a key is 192 random bits, so a fast hash is enough (no
  * password stretching needed) and lookups stay one HGETALL. Every key record and index shares the
- * `{keys}` slot, so a change is one MULTI (a WATCH where it reads what it checks).
+ * `{keys}` slot, so a change is one MULTI, or one script where it depends on what it checked.
  */
 export class ApiKeyStore {
+  private readonly scripts: Scripted<'key_change'>;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: StoreKeys,
-  ) {}
+  ) {
+    this.scripts = defineScripts(redis, new URL('./lua/', import.meta.url), { 'key-change': 3 });
+  }
 
   /** A new key of `tenantId`; `rpm` (0 = unlimited) is stored with it, else the default applies. */
   async create(tenantId: string, fields: KeyFields = {}): Promise<{ key: string; info: ApiKeyInfo }> {
@@ -107,11 +112,10 @@ export class ApiKeyStore {
     fields: KeyFields,
   ): Promise<ApiKeyInfo | null | typeof LAST_ADMIN | typeof LEGACY> {
     const demotes = fields.access !== undefined && fields.access !== 'admin';
-    return this.guarded(tenantId, keyId, demotes, (info, record, multi) => {
+    return this.guarded(tenantId, keyId, demotes, (info) => {
       const next = { ...info, ...definedFields(fields) };
       checkFields(next);
-      multi.hset(record, storedFields(next));
-      return next;
+      return { result: next, change: ['update', keyId, ...Object.entries(storedFields(next)).flat()] };
     });
   }
 
@@ -122,10 +126,10 @@ export class ApiKeyStore {
       if ((await this.admins(tenantId)) <= 1) return LAST_ADMIN;
       return this.revoke(keyId);
     }
-    const done = await this.guarded(tenantId, keyId, true, (_info, record, multi) => {
-      multi.del(record).hdel(this.keys.apiKeyIndex(), keyId);
-      return true as const;
-    });
+    const done = await this.guarded(tenantId, keyId, true, () => ({
+      result: true as const,
+      change: ['remove', keyId],
+    }));
     return done === LEGACY || done === null ? false : done;
   }
 
@@ -155,27 +159,32 @@ export class ApiKeyStore {
   }
 
   /**
-   * Runs `change` on a current key's record in a MULTI under a WATCH of the keys' version: when
-   * `dropsAdmin` and the key is admin, it is refused if no other admin key of the tenant would
-   * remain. Every guarded change moves the version, so two demotions cannot both pass; retried when
-   * another change landed in between.
+   * Applies `change` to a current key's record when nothing changed the keys since its checks read
+   * them (the `key-change` script compares the keys' version): when `dropsAdmin` and the key is
+   * admin, it is refused if no other admin key of the tenant would remain. Every guarded change
+   * moves the version, so two demotions cannot both pass; read again when another change landed in
+   * between.
    */
   private async guarded<T>(
     tenantId: string,
     keyId: string,
     dropsAdmin: boolean,
-    change: (info: ApiKeyInfo, record: string, multi: ReturnType<Redis['multi']>) => T,
+    change: (info: ApiKeyInfo) => { result: T; change: string[] },
   ): Promise<T | null | typeof LAST_ADMIN | typeof LEGACY> {
+    const version = this.keys.apiKeysVersion();
     for (let attempt = 0; attempt < 20; attempt++) {
-      await this.redis.watch(this.keys.apiKeysVersion());
+      const read = (await this.redis.get(version)) ?? '';
       const found = await this.changeable(tenantId, keyId, dropsAdmin);
-      if (found === null || typeof found !== 'object') {
-        await this.redis.unwatch();
-        return found;
-      }
-      const multi = this.redis.multi().incr(this.keys.apiKeysVersion());
-      const result = change(found.info, found.record, multi);
-      if ((await multi.exec()) !== null) return result;
+      if (found === null || typeof found !== 'object') return found;
+      const made = change(found.info);
+      const applied = await this.scripts.key_change(
+        version,
+        found.record,
+        this.keys.apiKeyIndex(),
+        read,
+        ...made.change,
+      );
+      if (applied === 1) return made.result;
     }
     throw new Error('the API keys kept changing: try again');
   }

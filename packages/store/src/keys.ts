@@ -8,7 +8,7 @@ export function storeKeys(prefix: string) {
   return {
     apiKey: (hash: string) => `${prefix}:{keys}:apikey:${hash}`,
     apiKeyIndex: () => `${prefix}:{keys}:apikeys`,
-    /** Moved by every change of a key's scope or removal: what a guarded change WATCHes. */
+    /** Moved by every change of a key's scope or removal: what a guarded change compares. */
     apiKeysVersion: () => `${prefix}:{keys}:apikeys:version`,
     /**
      * Where an earlier version kept API keys (each in a slot of its own): still read and revoked,
