@@ -40,6 +40,10 @@ describe('an account named by its platform account id', () => {
       accounts: [ids.demo],
     });
     expectNotFound(await gw(stack, 'GET', `/${platformId}/me`, { key }), platformId);
+    // Its status neither: worded with the id asked for, not the service account id it stands for.
+    const status = await gw(stack, 'GET', `/accounts/${platformId}/status`, { key });
+    expectNotFound(status, platformId);
+    expect(status.body.message).not.toContain(ids.twofa);
     expect(
       (await gw(stack, 'GET', `/${account(stack, 'creator_demo').platformAccountId}/me`, { key })).status,
     ).toBe(200);
@@ -50,6 +54,11 @@ describe('an account named by its platform account id', () => {
     const platformId = account(stack, 'creator_2fa').platformAccountId;
     const removed = await gw(stack, 'DELETE', `/accounts/${platformId}`);
     expect(removed.body.data).toEqual({ account_id: ids.twofa, disconnected: true });
+    // Its audit entry names the service account, as every other entry does.
+    const audit = await gw(stack, 'GET', '/audit?operation=disconnect-account');
+    expect(audit.body.data.entries.map((entry: { accountId: string }) => entry.accountId)).toEqual([
+      ids.twofa,
+    ]);
     expectNotFound(await gw(stack, 'GET', `/${platformId}/me`), platformId);
     expectNotFound(await gw(stack, 'GET', `/${ids.twofa}/me`), ids.twofa);
   });

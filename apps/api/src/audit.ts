@@ -3,6 +3,7 @@ import type { AuditLog, AuditRecord } from '@cg/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from './context';
 import { IDEMPOTENCY_HEADER } from './idempotency';
+import { requestAccount } from './scope';
 
 /** What an id looks like: the gateway's (`acct_…`, `job_…`, `key_…`), the platform's (digits). */
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -93,7 +94,6 @@ export function auditRecord(request: FastifyRequest, status: number): AuditRecor
   const targets: Record<string, string | string[]> = {};
   idsOf(request.params, PATH_IDS, targets);
   idsOf(request.body, BODY_IDS, targets);
-  const named = idOf((request.params as { accountId?: unknown } | undefined)?.accountId);
   const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
   return {
     keyId: key.keyId,
@@ -101,7 +101,7 @@ export function auditRecord(request: FastifyRequest, status: number): AuditRecor
     operation,
     method: request.method,
     route: request.routeOptions.url ?? '',
-    accountId: request.accountId ?? named ?? null,
+    accountId: requestAccount(request, status),
     targets,
     idempotencyKey:
       typeof idempotencyKey === 'string' && IDEMPOTENCY_KEY.test(idempotencyKey) ? idempotencyKey : null,

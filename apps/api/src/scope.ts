@@ -1,5 +1,5 @@
 import { GatewayError } from '@cg/contract';
-import type { KeyAccess, KeyScope } from '@cg/store';
+import type { KeyAccess, KeyScope, Store } from '@cg/store';
 import type { FastifyRequest } from 'fastify';
 import type { Operation } from './submit';
 
@@ -45,10 +45,24 @@ export function requireAccess(request: FastifyRequest, needed: KeyAccess, everyA
     );
 }
 
-/** 404, worded as for an account that does not exist, unless the caller's key reaches it. */
-export function requireReach(request: FastifyRequest, accountId: string): void {
-  if (!reaches(request.apiKey, accountId))
-    throw new GatewayError('NOT_FOUND', `account ${accountId} not found`);
+/**
+ * 404, worded as for an account that does not exist, unless the caller's key reaches it; `named`:
+ * how the caller named it (its platform account id, say), which the answer repeats.
+ */
+export function requireReach(request: FastifyRequest, accountId: string, named = accountId): void {
+  if (!reaches(request.apiKey, accountId)) throw new GatewayError('NOT_FOUND', `account ${named} not found`);
+}
+
+/**
+ * The service account id of the tenant's account `named` (its service or platform account id),
+ * which becomes the request's account (its usage and audit entry); 404 when the key does not reach
+ * it. One that does not exist comes back as named, for the route's own 404.
+ */
+export async function namedAccountId(request: FastifyRequest, store: Store, named: string): Promise<string> {
+  const accountId = (await store.accounts.find(request.tenantId, named))?.accountId;
+  requireReach(request, accountId ?? named, named);
+  if (accountId !== undefined) request.accountId = accountId;
+  return accountId ?? named;
 }
 
 /** Keeps the items of the accounts the caller's key reaches (an item without an account: every-account keys). */
@@ -63,4 +77,15 @@ export function reachable<T>(
     const accountId = accountOf(item);
     return accountId !== undefined && accounts.includes(accountId);
   });
+}
+
+/**
+ * The account a request acts on: the one it resolved, else the one its path names if it was answered
+ * below 400 (so an account that does not exist, or that the key does not reach, is counted as none:
+ * a caller cannot fill the counts with ids of its own making).
+ */
+export function requestAccount(request: FastifyRequest, status: number): string | null {
+  if (request.accountId !== null) return request.accountId;
+  const named = (request.params as { accountId?: unknown } | undefined)?.accountId;
+  return status < 400 && typeof named === 'string' && named !== '' ? named : null;
 }

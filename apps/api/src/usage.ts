@@ -1,6 +1,7 @@
 import type { UsageCounterName } from '@cg/store';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiContext } from './context';
+import { requestAccount } from './scope';
 
 /** The counter of an answer's status: below 400 (2xx, the rare 3xx), 4xx or 5xx. */
 function statusClass(status: number): UsageCounterName {
@@ -22,23 +23,12 @@ export function installUsage(app: FastifyInstance, context: ApiContext): void {
     const key = request.apiKey;
     if (key) {
       const status = reply.statusCode;
-      const accountId = accountOf(request, status);
+      const accountId = requestAccount(request, status);
       usage.add(key.tenantId, key.keyId, accountId, statusClass(status));
       if (status === 429) usage.add(key.tenantId, key.keyId, accountId, 'requests429');
     }
     done();
   });
-}
-
-/**
- * The account a request acts on: the one it resolved, else the one its path names if it was answered
- * below 400 (so an account that does not exist, or that the key does not reach, is counted as none:
- * a caller cannot fill the counts with ids of its own making).
- */
-export function accountOf(request: FastifyRequest, status: number): string | null {
-  if (request.accountId !== null) return request.accountId;
-  const named = (request.params as { accountId?: unknown } | undefined)?.accountId;
-  return status < 400 && typeof named === 'string' && named !== '' ? named : null;
 }
 
 /** Counts `bytes` of a media file under the request's key and account (`mediaBytesUp` / `Down`). */

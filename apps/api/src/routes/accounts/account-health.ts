@@ -3,7 +3,7 @@ import { laneOfAccount, listenHeld } from '@cg/queue';
 import type { AccountStatusTimes } from '@cg/store';
 import type { FastifyRequest } from 'fastify';
 import type { ApiContext } from '../../context';
-import { requireReach } from '../../scope';
+import { namedAccountId } from '../../scope';
 
 // What `GET /accounts/{id}/status` answers, read from where each part is kept: the account's record
 // (status, session times, realtime mark), its health hash (platform outcomes, realtime connection:
@@ -19,10 +19,7 @@ export async function readAccountStatus(request: FastifyRequest, context: ApiCon
   const { tenantId } = request;
   const { store, redis, config } = context;
   // Named by its platform account id: its service account id (an unknown one stays as named: 404).
-  const accountId = /^\d{1,20}$/.test(named)
-    ? ((await store.accounts.find(tenantId, named))?.accountId ?? named)
-    : named;
-  requireReach(request, accountId);
+  const accountId = await namedAccountId(request, store, named);
   const [times, health, held] = await Promise.all([
     store.accounts.statusOf(tenantId, accountId),
     store.health.read(tenantId, accountId),

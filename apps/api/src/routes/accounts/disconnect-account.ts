@@ -3,7 +3,7 @@ import { accountEvent } from '@cg/events';
 import { laneOfAccount } from '@cg/queue';
 import { accountSummary } from '@cg/store';
 import { Type } from 'typebox';
-import { reaches } from '../../scope';
+import { namedAccountId } from '../../scope';
 import { connectedKey } from '../../submit';
 import type { ApiRoute } from '../route';
 import { answers, ok, routeSchema } from '../schema';
@@ -25,8 +25,7 @@ export const disconnectAccount: ApiRoute = {
     const { accountId: named } = request.params as { accountId: string };
     const notFound = new GatewayError('NOT_FOUND', `account ${named} not found`);
     // Its service account id, also when the path holds its platform account id.
-    const accountId = (await store.accounts.find(request.tenantId, named))?.accountId ?? named;
-    if (!reaches(request.apiKey, accountId)) throw notFound;
+    const accountId = await namedAccountId(request, store, named);
     const connectJobs = await store.accounts.connectJobs(request.tenantId, accountId);
     const removed = await store.accounts.remove(request.tenantId, accountId);
     // Not trusted from here on, under either id, also when another process removed it first.
